@@ -1,0 +1,104 @@
+// swift-tools-version:6.2
+// Hearth: a local Firebase emulator suite in one Swift binary.
+
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "hearth",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "hearth", targets: ["hearth"]),
+        .library(name: "Suite", targets: ["Suite"]),
+        .library(name: "AuthEmulator", targets: ["AuthEmulator"]),
+        .library(name: "EmulatorCore", targets: ["EmulatorCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // Pure Swift, no NIO or HTTP: config, tokens, errors as values, clock, JSON values.
+        .target(
+            name: "EmulatorCore",
+            swiftSettings: swiftSettings
+        ),
+        // The HTTP edge every emulator shares: listener, CORS, Google-style error rendering, JSON bodies.
+        .target(
+            name: "EmulatorHTTP",
+            dependencies: [
+                "EmulatorCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "AuthEmulator",
+            dependencies: [
+                "EmulatorCore",
+                "EmulatorHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Suite",
+            dependencies: [
+                "EmulatorCore",
+                "EmulatorHTTP",
+                "AuthEmulator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth",
+            dependencies: [
+                "Suite",
+                "EmulatorCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EmulatorCoreTests",
+            dependencies: ["EmulatorCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AuthEmulatorTests",
+            dependencies: [
+                "AuthEmulator",
+                "EmulatorCore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SuiteTests",
+            dependencies: [
+                "Suite",
+                "EmulatorCore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

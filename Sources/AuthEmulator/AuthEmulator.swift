@@ -1,0 +1,45 @@
+import EmulatorCore
+import EmulatorHTTP
+import Logging
+
+/// The Firebase Auth emulator: Identity Toolkit, Secure Token and the emulator-only endpoints on one port
+/// (default 9099). Start it in process on port 0 from tests; `port` tells where it listens.
+public final class AuthEmulator: Sendable {
+    /// The default port (firebase-tools `DEFAULT_PORTS.auth`).
+    public static let defaultPort = 9099
+
+    /// The project id for calls that do not name one (API-key calls, `Bearer owner`).
+    public let projectID: String
+    let store = AuthStore()
+    let api: AuthAPI
+    private let server: EmulatorServer
+
+    /// Creates the emulator; nothing listens until `start()`.
+    public init(
+        projectID: String, host: String = "127.0.0.1", port: Int = AuthEmulator.defaultPort,
+        clock: any EmulatorClock = SystemClock(), logger: Logger = Logger(label: "hearth.auth")
+    ) {
+        self.projectID = projectID
+        self.api = AuthAPI(store: store, defaultProjectID: projectID, clock: clock)
+        let api = self.api
+        self.server = EmulatorServer(
+            responder: EmulatorResponder { request, context in try await api.handle(request, context: context) },
+            host: host, port: port, logger: logger)
+    }
+
+    /// The responder, for in-process tests that need no socket.
+    public var responder: EmulatorResponder { server.responder }
+
+    /// Starts listening; returns the bound port.
+    @discardableResult
+    public func start() async throws -> Int { try await server.start() }
+
+    /// The bound port, once started.
+    public var port: Int? { server.port }
+
+    /// Stops listening.
+    public func stop() async { await server.stop() }
+
+    /// Removes every user, code and tenant of every project.
+    public func reset() async { await store.reset() }
+}

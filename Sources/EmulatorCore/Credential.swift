@@ -1,0 +1,56 @@
+import Foundation
+
+/// Who a request speaks for, read from its `Authorization` header the way every emulator does.
+public enum Credential: Sendable, Equatable {
+    /// No credential: `request.auth == null`.
+    case none
+    /// `Bearer owner` (or `Firebase owner`): admin, bypasses rules.
+    case owner
+    /// A Firebase ID token (decoded, never verified).
+    case user(AuthToken)
+    /// A bearer value that is neither `owner` nor a decodable JWT (an OAuth access token, say).
+    case opaque(String)
+
+    /// Reads an `Authorization` header value (`Bearer <t>` or `Firebase <t>`).
+    public init(authorizationHeader: String?) {
+        guard let header = authorizationHeader?.trimmingCharacters(in: .whitespaces), !header.isEmpty else {
+            self = .none
+            return
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        let scheme = parts.first.map { $0.lowercased() } ?? ""
+        guard parts.count == 2, scheme == "bearer" || scheme == "firebase" else {
+            self = .opaque(header)
+            return
+        }
+        self.init(token: String(parts[1]).trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Reads a bare token, as sent in `?auth=` or after the scheme.
+    public init(token: String) {
+        if token == "owner" {
+            self = .owner
+        } else if let jwt = UnsignedJWT(decoding: token), let auth = AuthToken(claims: jwt.payload) {
+            self = .user(auth)
+        } else {
+            self = .opaque(token)
+        }
+    }
+}
+
+/// `request.auth` in rules: the uid and the decoded claims of an ID token.
+public struct AuthToken: Sendable, Equatable {
+    /// The user id (`user_id`, else `sub`).
+    public var uid: String
+    /// Every claim of the token, as `request.auth.token`.
+    public var claims: [String: JSONValue]
+
+    /// Builds `request.auth` from ID-token claims; `nil` without a non-empty `user_id` or `sub`.
+    public init?(claims: [String: JSONValue]) {
+        guard let uid = claims["user_id"]?.stringValue ?? claims["sub"]?.stringValue, !uid.isEmpty else {
+            return nil
+        }
+        self.uid = uid
+        self.claims = claims
+    }
+}

@@ -1,0 +1,77 @@
+/// What `hearth start` runs: project, host, and the settings of each emulator to start.
+///
+/// Built from `emulator.json`, a `firebase.json` `emulators` section, or defaults, then refined by
+/// command-line options (see `SuiteConfig+Loading.swift`).
+public struct SuiteConfig: Sendable, Equatable {
+    /// The default project id when none is configured.
+    public static let defaultProjectID = "demo-hearth"
+    /// The default listen host.
+    public static let defaultHost = "127.0.0.1"
+
+    /// The project id emulators use by default.
+    public var projectID: String
+    /// The host every emulator listens on unless its settings say otherwise.
+    public var host: String
+    /// The emulators to start, keyed by name (the hub is always started).
+    public var emulators: [EmulatorName: EmulatorSettings]
+    /// Where durable state lives (`nil`: in memory).
+    public var dataDirectory: String?
+    /// The file the config was read from, for messages (`nil`: defaults).
+    public var sourceFile: String?
+
+    /// Creates a config.
+    public init(
+        projectID: String = SuiteConfig.defaultProjectID, host: String = SuiteConfig.defaultHost,
+        emulators: [EmulatorName: EmulatorSettings] = [:], dataDirectory: String? = nil, sourceFile: String? = nil
+    ) {
+        self.projectID = projectID
+        self.host = host
+        self.emulators = emulators
+        self.dataDirectory = dataDirectory
+        self.sourceFile = sourceFile
+    }
+
+    /// The emulators available in this build, started when no config names any.
+    public static let available: [EmulatorName] = [.auth]
+
+    /// The names that `--only` and config files accept.
+    public static let known: [EmulatorName] = EmulatorName.allCases
+
+    /// The host and port `name` listens on.
+    public func address(of name: EmulatorName) -> (host: String, port: Int) {
+        let settings = emulators[name]
+        return (settings?.host ?? host, settings?.port ?? name.defaultPort)
+    }
+}
+
+/// The settings of one emulator.
+public struct EmulatorSettings: Sendable, Equatable {
+    /// The listen host (`nil`: the suite's host).
+    public var host: String?
+    /// The listen port; 0 picks a free one.
+    public var port: Int?
+    /// The rules file, relative to the config file's folder.
+    public var rules: String?
+    /// The default bucket (Storage).
+    public var bucket: String?
+
+    /// Creates settings.
+    public init(host: String? = nil, port: Int? = nil, rules: String? = nil, bucket: String? = nil) {
+        self.host = host
+        self.port = port
+        self.rules = rules
+        self.bucket = bucket
+    }
+}
+
+/// A config file or option that cannot be used; the message names the file, key and cause.
+public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// One line naming the cause.
+    public var message: String
+
+    /// Creates an error with a one-line message.
+    public init(_ message: String) { self.message = message }
+
+    /// The message.
+    public var description: String { message }
+}

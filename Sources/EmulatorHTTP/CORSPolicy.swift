@@ -1,0 +1,49 @@
+import HTTPTypes
+import Hummingbird
+
+/// CORS as the official emulators do it: reflect the origin and whatever headers the browser asks for.
+public struct CORSPolicy: Sendable {
+    /// Response headers a browser script may read.
+    public var exposedHeaders: [String]
+
+    /// Creates a policy exposing `exposedHeaders`.
+    public init(exposedHeaders: [String] = []) {
+        self.exposedHeaders = exposedHeaders
+    }
+
+    /// The response to a preflight `OPTIONS` request, or `nil` if `request` is not one.
+    func preflightResponse(to request: Request) -> Response? {
+        guard request.method == .options, let origin = request.headers[.origin],
+            request.headers[.accessControlRequestMethod] != nil
+        else { return nil }
+        var headers: HTTPFields = [
+            .accessControlAllowOrigin: origin,
+            .accessControlAllowMethods: "GET,HEAD,PUT,PATCH,POST,DELETE",
+            .accessControlMaxAge: "86400",
+            .vary: "Origin, Access-Control-Request-Headers",
+            .contentLength: "0",
+        ]
+        if let requested = request.headers[.accessControlRequestHeaders] {
+            headers[.accessControlAllowHeaders] = requested
+        }
+        if request.headers[.accessControlRequestPrivateNetwork] == "true" {
+            headers[.accessControlAllowPrivateNetwork] = "true"
+        }
+        return Response(status: .noContent, headers: headers)
+    }
+
+    /// Adds the CORS headers of a simple (non-preflight) response.
+    func decorate(_ response: inout Response, for request: Request) {
+        guard let origin = request.headers[.origin] else { return }
+        response.headers[.accessControlAllowOrigin] = origin
+        response.headers[.vary] = "Origin"
+        if !exposedHeaders.isEmpty {
+            response.headers[.accessControlExposeHeaders] = exposedHeaders.joined(separator: ", ")
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let accessControlRequestPrivateNetwork = Self("Access-Control-Request-Private-Network")!
+    static let accessControlAllowPrivateNetwork = Self("Access-Control-Allow-Private-Network")!
+}

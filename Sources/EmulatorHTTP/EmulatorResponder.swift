@@ -1,0 +1,43 @@
+import EmulatorCore
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The responder every emulator's HTTP edge runs behind: CORS, then the emulator's handler, with every
+/// thrown error rendered in Google's wire format (an unexpected error is a logged 500, never a crash).
+public struct EmulatorResponder: HTTPResponder {
+    /// The context type.
+    public typealias Context = EmulatorContext
+
+    /// Handles a request that is not a CORS preflight.
+    public typealias Handler = @Sendable (Request, EmulatorContext) async throws -> Response
+
+    let cors: CORSPolicy
+    let handler: Handler
+
+    /// Creates a responder.
+    public init(cors: CORSPolicy = CORSPolicy(), handler: @escaping Handler) {
+        self.cors = cors
+        self.handler = handler
+    }
+
+    /// Answers preflights, calls the handler, renders errors and adds CORS headers.
+    public func respond(to request: Request, context: EmulatorContext) async throws -> Response {
+        if let preflight = cors.preflightResponse(to: request) { return preflight }
+        var response: Response
+        do {
+            response = try await handler(request, context)
+        } catch let error as APIError {
+            response = .json(error.json, status: error.code)
+        } catch is NIOTooManyBytesError {
+            let error = APIError.payloadTooLarge(limit: 0)
+            response = .json(error.json, status: error.code)
+        } catch {
+            context.logger.error("unexpected error handling \(request.method) \(request.uri.path): \(error)")
+            let wire = APIError.internal("Internal error: \(error)")
+            response = .json(wire.json, status: wire.code)
+        }
+        cors.decorate(&response, for: request)
+        return response
+    }
+}

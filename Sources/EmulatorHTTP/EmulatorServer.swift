@@ -1,0 +1,121 @@
+import EmulatorCore
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// One listening HTTP server: binds `host:port` (0 picks a free port), reports the real port, and stops
+/// gracefully. Every emulator and the hub run on one of these.
+public final class EmulatorServer: Sendable {
+    /// What the server answers with.
+    public let responder: EmulatorResponder
+    /// The requested host.
+    public let host: String
+    /// The requested port (0: any free port).
+    public let requestedPort: Int
+    private let logger: Logger
+    private let state = Mutex<State>(.idle)
+
+    private enum State {
+        case idle
+        case running(group: ServiceGroup, task: Task<Void, Never>, port: Int)
+        case stopped
+    }
+
+    /// Creates a server that is not yet listening.
+    public init(responder: EmulatorResponder, host: String, port: Int, logger: Logger) {
+        self.responder = responder
+        self.host = host
+        self.requestedPort = port
+        self.logger = logger
+    }
+
+    /// The bound port once `start()` has returned.
+    public var port: Int? {
+        state.withLock { state in
+            if case .running(_, _, let port) = state { return port }
+            return nil
+        }
+    }
+
+    /// Binds and starts serving; returns the real port. Throws `ServerStartError` if the port is taken.
+    @discardableResult
+    public func start() async throws -> Int {
+        let bound = AsyncStream<Result<Int, any Error>>.makeStream()
+        let app = Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
+            onServerRunning: { channel in
+                bound.continuation.yield(.success(channel.localAddress?.port ?? 0))
+            },
+            logger: logger
+        )
+        var configuration = ServiceGroupConfiguration(services: [app], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(3)
+        let group = ServiceGroup(configuration: configuration)
+        let task = Task {
+            do {
+                try await group.run()
+            } catch {
+                bound.continuation.yield(.failure(error))
+            }
+            bound.continuation.finish()
+        }
+        var result: Result<Int, any Error> = .failure(ServerStartError.stoppedBeforeListening(host, requestedPort))
+        for await outcome in bound.stream {
+            result = outcome
+            break
+        }
+        switch result {
+        case .success(let port):
+            state.withLock { $0 = .running(group: group, task: task, port: port) }
+            return port
+        case .failure(let error):
+            await task.value
+            throw ServerStartError(error, host: host, port: requestedPort)
+        }
+    }
+
+    /// Stops accepting connections, lets in-flight requests finish (3 s at most), and returns once closed.
+    public func stop() async {
+        let running = state.withLock { state -> (ServiceGroup, Task<Void, Never>)? in
+            defer { state = .stopped }
+            if case .running(let group, let task, _) = state { return (group, task) }
+            return nil
+        }
+        guard let (group, task) = running else { return }
+        await group.triggerGracefulShutdown()
+        await task.value
+    }
+}
+
+/// Why a server could not start listening.
+public enum ServerStartError: Error, CustomStringConvertible, Sendable {
+    /// Another process already listens on the port.
+    case portInUse(String, Int)
+    /// The host cannot be bound (not an address of this machine, or unknown name).
+    case cannotBind(String, Int, String)
+    /// The server stopped before it bound its port.
+    case stoppedBeforeListening(String, Int)
+
+    init(_ error: any Error, host: String, port: Int) {
+        if let io = error as? IOError, io.errnoCode == EADDRINUSE {
+            self = .portInUse(host, port)
+        } else if let io = error as? IOError {
+            self = .cannotBind(host, port, io.description)
+        } else {
+            self = .cannotBind(host, port, "\(error)")
+        }
+    }
+
+    /// One line naming the cause.
+    public var description: String {
+        switch self {
+        case .portInUse(let host, let port): return "port \(port) on \(host) is already in use"
+        case .cannotBind(let host, let port, let cause): return "cannot listen on \(host):\(port): \(cause)"
+        case .stoppedBeforeListening(let host, let port): return "server for \(host):\(port) stopped before listening"
+        }
+    }
+}

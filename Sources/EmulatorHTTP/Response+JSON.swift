@@ -1,0 +1,47 @@
+import EmulatorCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension Response {
+    /// A JSON response with `charset=utf-8`, as Google's APIs send.
+    public static func json(_ value: JSONValue, status: Int = 200) -> Response {
+        json(data: Data(value.serialized().utf8), status: status)
+    }
+
+    /// A JSON response encoding `value`.
+    public static func json(encoding value: some Encodable, status: Int = 200) throws -> Response {
+        json(data: try JSONCoding.encoder.encode(value), status: status)
+    }
+
+    /// A JSON response from already encoded bytes.
+    public static func json(data: Data, status: Int = 200) -> Response {
+        Response(
+            status: HTTPResponse.Status(code: status),
+            headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+
+    /// A plain-text or HTML response.
+    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8")
+        -> Response
+    {
+        Response(
+            status: HTTPResponse.Status(code: status),
+            headers: [.contentType: contentType],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text))
+        )
+    }
+}
+
+/// The JSON coders every HTTP edge uses.
+public enum JSONCoding {
+    /// Encodes wire types: no escaped slashes, nil optionals omitted.
+    public static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }
+}
