@@ -4,7 +4,7 @@ import Logging
 
 /// The Firebase Auth emulator: Identity Toolkit, Secure Token and the emulator-only endpoints on one port
 /// (default 9099). Start it in process on port 0 from tests; `port` tells where it listens.
-public final class AuthEmulator: Sendable {
+public final class AuthEmulator: EmulatorLifecycle {
     /// The default port (firebase-tools `DEFAULT_PORTS.auth`).
     public static let defaultPort = 9099
 

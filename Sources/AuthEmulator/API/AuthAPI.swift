@@ -101,7 +101,8 @@ struct AuthAPI: Sendable {
         }
         let data = try await request.collectBody(limit: bodyLimit)
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
-        if contentType.hasPrefix("application/x-www-form-urlencoded") {
+        let looksLikeJSON = data.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "{")
+        if contentType.hasPrefix("application/x-www-form-urlencoded"), !looksLikeJSON {
             let form = FormFields(parsing: String(decoding: data, as: UTF8.self))
             var fields: [String: JSONValue] = [:]
             for pair in form.pairs where fields[pair.name] == nil { fields[pair.name] = .string(pair.value) }

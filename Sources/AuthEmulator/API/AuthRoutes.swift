@@ -60,6 +60,6 @@ enum AuthRoutes {
     }
 
     static var all: [AuthRoute] {
-        accountRoutes + emulatorRoutes + configRoutes
+        accountRoutes + emulatorRoutes + configRoutes + phoneRoutes + mfaRoutes + adminRoutes + tenantRoutes
     }
 }

@@ -1,0 +1,138 @@
+import AuthEmulator
+import EmulatorCore
+import EmulatorHTTP
+import Foundation
+import Logging
+import Synchronization
+
+/// The whole suite: starts the configured emulators in parallel, then the hub, and stops them all.
+public final class Suite: Sendable {
+    /// The version the hub reports.
+    public static let version = "0.1.0"
+
+    /// The config the suite runs with.
+    public let config: SuiteConfig
+    private let logger: Logger
+    private let state = Mutex<[RunningEmulator]>([])
+    private let started = Mutex<[EmulatorName: any EmulatorLifecycle]>([:])
+
+    /// The Auth emulator, when the suite runs it.
+    public let auth: AuthEmulator?
+
+    /// Creates a suite for `config`; nothing listens until `start()`.
+    public init(config: SuiteConfig, logger: Logger = Logger(label: "hearth")) {
+        self.config = config
+        self.logger = logger
+        if config.emulators[.auth] != nil {
+            let address = config.address(of: .auth)
+            auth = AuthEmulator(projectID: config.projectID, host: address.host, port: address.port, logger: logger)
+        } else {
+            auth = nil
+        }
+    }
+
+    /// The emulators that are listening, in the official order, the hub last.
+    public var running: [RunningEmulator] {
+        state.withLock { $0 }.sorted { $0.name < $1.name }
+    }
+
+    /// The listening record of `name`.
+    public func emulator(_ name: EmulatorName) -> RunningEmulator? {
+        running.first { $0.name == name }
+    }
+
+    private var emulators: [(EmulatorName, any EmulatorLifecycle)] {
+        var result: [(EmulatorName, any EmulatorLifecycle)] = []
+        if let auth { result.append((.auth, auth)) }
+        return result
+    }
+
+    /// Starts every emulator in parallel, then the hub. If any fails, stops those started and throws
+    /// `SuiteStartError` naming it.
+    public func start() async throws {
+        do {
+            try await withThrowingTaskGroup(of: RunningEmulator.self) { group in
+                for (name, emulator) in emulators {
+                    let host = config.address(of: name).host
+                    group.addTask {
+                        do {
+                            let port = try await emulator.start()
+                            return RunningEmulator(name: name, host: host, port: port)
+                        } catch {
+                            throw SuiteStartError(emulator: name, cause: error)
+                        }
+                    }
+                }
+                for try await emulator in group {
+                    record(emulator)
+                }
+            }
+            try await startHub()
+        } catch {
+            await stop()
+            throw error
+        }
+    }
+
+    private func startHub() async throws {
+        let address = config.address(of: .hub)
+        let hub = EmulatorServer(responder: Hub.responder(suite: self), host: address.host, port: address.port, logger: logger)
+        do {
+            let port = try await hub.start()
+            started.withLock { $0[.hub] = HubLifecycle(server: hub) }
+            state.withLock { $0.append(RunningEmulator(name: .hub, host: address.host, port: port)) }
+        } catch {
+            throw SuiteStartError(emulator: .hub, cause: error)
+        }
+        writeLocatorFile()
+    }
+
+    private func record(_ emulator: RunningEmulator) {
+        state.withLock { $0.append(emulator) }
+        if let instance = emulators.first(where: { $0.0 == emulator.name })?.1 {
+            started.withLock { $0[emulator.name] = instance }
+        }
+    }
+
+    /// Stops everything that was started, in parallel. Safe to call more than once.
+    public func stop() async {
+        let toStop = started.withLock { started -> [any EmulatorLifecycle] in
+            defer { started = [:] }
+            return Array(started.values)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for emulator in toStop { group.addTask { await emulator.stop() } }
+        }
+        state.withLock { $0 = [] }
+        try? FileManager.default.removeItem(atPath: locatorPath)
+    }
+
+    /// `$TMPDIR/hub-<projectId>.json`, as firebase-tools writes it for other tools to find the hub.
+    public var locatorPath: String {
+        let temporary = ProcessInfo.processInfo.environment["TMPDIR"] ?? NSTemporaryDirectory()
+        return (temporary as NSString).appendingPathComponent("hub-\(config.projectID).json")
+    }
+
+    private func writeLocatorFile() {
+        let data = Data(Hub.locator(suite: self, includeAddress: false).serialized().utf8)
+        _ = FileManager.default.createFile(atPath: locatorPath, contents: data)
+    }
+}
+
+/// The hub's server as an `EmulatorLifecycle`.
+private struct HubLifecycle: EmulatorLifecycle {
+    let server: EmulatorServer
+    func start() async throws -> Int { try await server.start() }
+    func stop() async { await server.stop() }
+}
+
+/// An emulator that could not start; the message names it and the cause.
+public struct SuiteStartError: Error, CustomStringConvertible {
+    /// The emulator that failed.
+    public var emulator: EmulatorName
+    /// What went wrong.
+    public var cause: any Error
+
+    /// `auth: port 9099 on 127.0.0.1 is already in use`.
+    public var description: String { "\(emulator.rawValue): \(cause)" }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// `hearth`: the local Firebase emulator suite.
+@main
+struct Hearth: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hearth",
+        abstract: "Local Firebase emulators (Auth, Firestore, Storage, Realtime Database) in one binary.",
+        discussion: """
+            Reads emulator.json in the working directory, else the emulators section of firebase.json, \
+            else uses defaults (project demo-hearth, official ports, host 127.0.0.1).
+            """,
+        version: "0.1.0",
+        subcommands: [Start.self, Exec.self]
+    )
+}
