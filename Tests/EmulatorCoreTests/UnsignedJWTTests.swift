@@ -1,0 +1,26 @@
+import EmulatorCore
+import Testing
+
+@Suite struct UnsignedJWTTests {
+    @Test func roundTripsWithEmptySignature() throws {
+        let jwt = UnsignedJWT(payload: ["sub": "u1", "user_id": "u1", "iat": 1])
+        #expect(jwt.encoded.hasSuffix("."))
+        let decoded = try #require(UnsignedJWT(decoding: jwt.encoded))
+        #expect(decoded.payload == jwt.payload)
+        #expect(decoded.header["alg"] == "none")
+    }
+
+    @Test func credentialReadsOwnerAndTokens() {
+        #expect(Credential(authorizationHeader: "Bearer owner") == .owner)
+        #expect(Credential(authorizationHeader: "Firebase owner") == .owner)
+        #expect(Credential(authorizationHeader: nil) == Credential.none)
+        let token = UnsignedJWT(payload: ["sub": "alice", "email": "a@b.c"]).encoded
+        guard case .user(let auth) = Credential(authorizationHeader: "Bearer \(token)") else {
+            Issue.record("expected a user credential")
+            return
+        }
+        #expect(auth.uid == "alice")
+        #expect(auth.claims["email"] == "a@b.c")
+        #expect(Credential(authorizationHeader: "Bearer ya29.abc") == .opaque("ya29.abc"))
+    }
+}

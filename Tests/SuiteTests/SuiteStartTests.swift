@@ -1,0 +1,41 @@
+import EmulatorCore
+import Foundation
+import Suite
+import Testing
+
+@Suite struct SuiteStartTests {
+    @Test func startsOnFreePortsAndReportsThem() async throws {
+        var config = SuiteConfig(projectID: "demo-suite")
+        try config.apply(only: ["auth"], project: nil, host: nil, ports: ["auth=0", "hub=0"])
+        let suite = Suite(config: config)
+        try await suite.start()
+        let auth = try #require(suite.emulator(.auth))
+        let hub = try #require(suite.emulator(.hub))
+        #expect(auth.port != 0)
+        #expect(hub.port != 0)
+        #expect(suite.environment["FIREBASE_AUTH_EMULATOR_HOST"] == "127.0.0.1:\(auth.port)")
+        #expect(suite.environment["FIREBASE_EMULATOR_HUB"] == "127.0.0.1:\(hub.port)")
+        #expect(suite.environment["GCLOUD_PROJECT"] == "demo-suite")
+        #expect(suite.environment["FIRESTORE_EMULATOR_HOST"] == nil)
+        #expect(suite.readyTable.contains(Suite.readyLine))
+        await suite.stop()
+        #expect(suite.running.isEmpty)
+    }
+
+    @Test func portInUseNamesTheEmulator() async throws {
+        var first = SuiteConfig(projectID: "demo-a")
+        try first.apply(only: ["auth"], project: nil, host: nil, ports: ["auth=0", "hub=0"])
+        let running = Suite(config: first)
+        try await running.start()
+        defer { Task { await running.stop() } }
+        let taken = try #require(running.emulator(.auth)?.port)
+        var second = SuiteConfig(projectID: "demo-b")
+        try second.apply(only: ["auth"], project: nil, host: nil, ports: ["auth=\(taken)", "hub=0"])
+        await #expect(throws: SuiteStartError.self) { try await Suite(config: second).start() }
+        do {
+            try await Suite(config: second).start()
+        } catch {
+            #expect("\(error)" == "auth: port \(taken) on 127.0.0.1 is already in use")
+        }
+    }
+}
