@@ -12,6 +12,20 @@ enum AuthRoutes {
             ("signUp", .apiKey, AuthOperations.signUp),
             ("signInWithPassword", .apiKey, AuthOperations.signInWithPassword),
             ("signInWithCustomToken", .apiKey, AuthOperations.signInWithCustomToken),
+            ("signInWithEmailLink", .apiKey, AuthOperations.signInWithEmailLink),
+            ("signInWithIdp", .apiKey, AuthOperations.signInWithIdp),
+            ("sendOobCode", .apiKey, AuthOperations.sendOOBCode),
+            ("resetPassword", .apiKey, AuthOperations.resetPassword),
+            ("createAuthUri", .apiKey, AuthOperations.createAuthURI),
+            ("lookup", .apiKey, AuthOperations.lookup),
+            ("update", .apiKey, AuthOperations.update),
+            ("delete", .apiKey, AuthOperations.deleteAccount),
+        ]
+        let adminOperations: [(String, AuthRoute.RealmOperation)] = [
+            ("lookup", AuthOperations.lookup),
+            ("update", AuthOperations.update),
+            ("delete", AuthOperations.deleteAccount),
+            ("sendOobCode", AuthOperations.sendOOBCode),
         ]
         var routes: [AuthRoute] = []
         for (name, access, operation) in operations {
@@ -19,6 +33,9 @@ enum AuthRoutes {
         }
         for prefix in projectPrefixes {
             routes.append(AuthRoute(.post, "\(prefix)/accounts", .admin, .realm(AuthOperations.signUp)))
+            for (name, operation) in adminOperations {
+                routes.append(AuthRoute(.post, "\(prefix)/accounts:\(name)", .admin, .realm(operation)))
+            }
         }
         return routes
     }
