@@ -6,8 +6,8 @@ public struct APIError: Error, Sendable, Equatable {
     public var code: Int
     /// The message clients parse, verbatim from production (`EMAIL_EXISTS`, `WEAK_PASSWORD : ...`).
     public var message: String
-    /// The canonical status (`error.status`), omitted from the body when `nil`.
-    public var status: GoogleStatus?
+    /// The status name (`error.status`), omitted from the body when `nil`; normally a canonical `GoogleStatus`.
+    public var status: String?
     /// The `errors[0].reason`; when `nil` the body has no `errors` array.
     public var reason: String?
     /// The `errors[0].domain` (omitted when `nil`).
@@ -19,7 +19,7 @@ public struct APIError: Error, Sendable, Equatable {
     ) {
         self.code = code ?? status?.httpStatus ?? 400
         self.message = message
-        self.status = status
+        self.status = status?.rawValue
         self.reason = reason
         self.domain = domain
     }
@@ -32,7 +32,7 @@ public struct APIError: Error, Sendable, Equatable {
             if let domain { item["domain"] = .string(domain) }
             body["errors"] = [.object(item)]
         }
-        if let status { body["status"] = .string(status.rawValue) }
+        if let status { body["status"] = .string(status) }
         return ["error": .object(body)]
     }
 }

@@ -34,9 +34,14 @@ extension APIError {
 
     /// 501 for an operation the emulator does not implement (matches the official wording).
     static func authNotImplemented(_ operation: String) -> APIError {
-        APIError(
-            code: 501, message: "\(operation) is not implemented in the Auth Emulator.", status: nil,
-            reason: "unimplemented", domain: nil)
+        notImplementedMessage("\(operation) is not implemented in the Auth Emulator.")
+    }
+
+    /// 501 `NOT_IMPLEMENTED` with a message of its own.
+    static func notImplementedMessage(_ message: String) -> APIError {
+        var error = APIError(code: 501, message: message, status: nil, reason: "unimplemented", domain: nil)
+        error.status = "NOT_IMPLEMENTED"
+        return error
     }
 }
 

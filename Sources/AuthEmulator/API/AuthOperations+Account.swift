@@ -210,7 +210,7 @@ extension AuthOperations {
             }
             return (user, nil, nil)
         default:
-            throw APIError(code: 501, message: oob.requestType, status: nil, reason: "unimplemented", domain: nil)
+            throw APIError.notImplementedMessage(oob.requestType)
         }
     }
 }

@@ -28,11 +28,9 @@ extension AuthOperations {
                     providerId == "google.com" || providerId == "apple.com"
                     ? "The Auth Emulator only support sign-in with \(providerId) using id_token, not access_token. Please update your code to use id_token."
                     : "The Auth Emulator does not support \(providerId) sign-in with credentials."
-                throw APIError(code: 501, message: message, status: nil, reason: "unimplemented", domain: nil)
+                throw APIError.notImplementedMessage(message)
             }
-            throw APIError(
-                code: 501, message: "The Auth Emulator only supports sign-in with credentials (id_token required).",
-                status: nil, reason: "unimplemented", domain: nil)
+            throw APIError.notImplementedMessage("The Auth Emulator only supports sign-in with credentials (id_token required).")
         }
         let sub = claims["sub"]!.stringValue!
         var reply = idpResponse(providerId: providerId, claims: claims, idToken: idToken, accessToken: accessToken)

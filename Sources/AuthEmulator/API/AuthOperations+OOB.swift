@@ -90,7 +90,7 @@ extension AuthOperations {
             }
             try require(realm.pool.user(email: newEmail!) == nil, "EMAIL_EXISTS")
         default:
-            throw APIError(code: 501, message: type, status: nil, reason: "unimplemented", domain: nil)
+            throw APIError.notImplementedMessage(type)
         }
         let record = createOOB(
             email: email, newEmail: newEmail, type: type, realm: &realm, call: call, continueURL: continueURL)
