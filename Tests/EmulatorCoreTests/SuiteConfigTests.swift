@@ -1,0 +1,56 @@
+import EmulatorCore
+import Foundation
+import Testing
+
+@Suite struct SuiteConfigTests {
+    func write(_ name: String, _ text: String) throws -> String {
+        let folder = NSTemporaryDirectory() + "hearth-config-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    @Test func defaultsWithoutFiles() throws {
+        let folder = try write("other.txt", "")
+        var config = try SuiteConfig.load(directory: folder)
+        try config.apply(only: nil, project: nil, host: nil, ports: [])
+        #expect(config.projectID == "demo-hearth")
+        #expect(config.address(of: .auth) == ("127.0.0.1", 9099))
+        #expect(config.address(of: .hub).port == 4400)
+    }
+
+    @Test func emulatorJSONIsStrict() throws {
+        let good = try write("emulator.json", #"{"projectId":"demo-app","emulators":{"auth":{"port":9100}}}"#)
+        let config = try SuiteConfig.load(directory: good)
+        #expect(config.projectID == "demo-app")
+        #expect(config.emulators[.auth]?.port == 9100)
+        let unknownKey = try write("emulator.json", #"{"emulators":{"auth":{"prot":1}}}"#)
+        #expect(throws: ConfigError("emulator.json: emulators.auth.prot: unknown key (known: port, host)")) {
+            try SuiteConfig.load(directory: unknownKey)
+        }
+        let badPort = try write("emulator.json", #"{"emulators":{"auth":{"port":"x"}}}"#)
+        #expect(throws: ConfigError.self) { try SuiteConfig.load(directory: badPort) }
+        let badName = try write("emulator.json", #"{"emulators":{"functions":{}}}"#)
+        #expect(throws: ConfigError.self) { try SuiteConfig.load(directory: badName) }
+    }
+
+    @Test func firebaseJSONFallbackIgnoresOtherProducts() throws {
+        let folder = try write(
+            "firebase.json", #"{"hosting":{},"emulators":{"auth":{"port":9111},"functions":{"port":5001}}}"#)
+        try #"{"projects":{"default":"demo-rc"}}"#.write(toFile: folder + "/.firebaserc", atomically: true, encoding: .utf8)
+        let config = try SuiteConfig.load(directory: folder)
+        #expect(config.projectID == "demo-rc")
+        #expect(config.emulators[.auth]?.port == 9111)
+    }
+
+    @Test func commandLineOptions() throws {
+        var config = SuiteConfig()
+        try config.apply(only: ["auth"], project: "demo-x", host: "0.0.0.0", ports: ["auth=0"])
+        #expect(config.projectID == "demo-x")
+        #expect(config.address(of: .auth) == ("0.0.0.0", 0))
+        var unknown = SuiteConfig()
+        #expect(throws: ConfigError.self) { try unknown.apply(only: ["nope"], project: nil, host: nil, ports: []) }
+        var badPort = SuiteConfig()
+        #expect(throws: ConfigError.self) { try badPort.apply(only: nil, project: nil, host: nil, ports: ["auth=70000"]) }
+    }
+}
