@@ -86,7 +86,7 @@ enum AuthOperations {
     /// Whether sign-in for `user` must stop at a second factor.
     static func needsSecondFactor(_ user: UserRecord, realm: Realm) -> Bool {
         guard let factors = user.mfaInfo, !factors.isEmpty else { return false }
-        return realm.settings.mfa.state == "ENABLED" || realm.settings.mfa.state == "MANDATORY"
+        return realm.settings.mfa.isOn
     }
 
     /// The response that asks a client for its second factor.

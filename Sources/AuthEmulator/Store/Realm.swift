@@ -32,7 +32,10 @@ struct MFAConfig: Sendable, Equatable {
         state: "ENABLED", enabledProviders: ["PHONE_SMS"], totpEnabled: true, adjacentIntervals: 5)
     static let disabled = MFAConfig(state: "DISABLED", enabledProviders: [], totpEnabled: false, adjacentIntervals: 5)
 
-    var smsEnabled: Bool { state == "ENABLED" && enabledProviders.contains("PHONE_SMS") }
+    /// Whether second factors are on at all (`ENABLED` or `MANDATORY`).
+    var isOn: Bool { state == "ENABLED" || state == "MANDATORY" }
+
+    var smsEnabled: Bool { isOn && enabledProviders.contains("PHONE_SMS") }
 
     var json: JSONValue {
         var object: [String: JSONValue] = [
