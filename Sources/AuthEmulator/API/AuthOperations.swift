@@ -57,13 +57,16 @@ enum AuthOperations {
         let salt = "fakeSalt" + RandomID.make(length: 20)
         user.salt = salt
         user.passwordHash = "fakeHash:salt=\(salt):password=\(password)"
+        user.passwordHashConfig = nil
         user.passwordUpdatedAt = now.millisecondsSince1970
         user.validSince = String(now.secondsSince1970)
     }
 
+    /// Whether `password` is the user's: the emulator's own fake hash, or an imported production hash.
     static func passwordMatches(_ password: String, user: UserRecord) -> Bool {
-        guard let salt = user.salt, let hash = user.passwordHash else { return false }
-        return hash == "fakeHash:salt=\(salt):password=\(password)"
+        guard let hash = user.passwordHash else { return false }
+        if let salt = user.salt, hash == "fakeHash:salt=\(salt):password=\(password)" { return true }
+        return user.passwordHashConfig?.matches(password, passwordHash: hash, salt: user.salt) ?? false
     }
 
     static func checkPasswordStrength(_ password: String) throws(APIError) {

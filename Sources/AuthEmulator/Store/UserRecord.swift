@@ -29,6 +29,8 @@ struct UserRecord: Codable, Sendable, Equatable {
     var initialEmail: String?
     var emailLinkSignin: Bool?
     var customAuth: Bool?
+    /// How an imported `passwordHash` was made (never rendered to clients).
+    var passwordHashConfig: ImportedPasswordHash?
 
     init(localId: String) {
         self.localId = localId
@@ -103,6 +105,7 @@ extension UserRecord {
     /// The record as a JSON object for `users[]` in responses (TOTP secrets removed).
     var json: JSONValue {
         var copy = self
+        copy.passwordHashConfig = nil
         copy.mfaInfo = mfaInfo?.map { var factor = $0; factor.totpSecret = nil; return factor }
         var value = JSONValue(encodable: copy)
         if let mfaInfo, !mfaInfo.isEmpty, var object = value.objectValue {
