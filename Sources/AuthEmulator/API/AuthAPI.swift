@@ -82,7 +82,7 @@ struct AuthAPI: Sendable {
                 "INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
             projectID = target
         }
-        let tenantID = try Self.tenantID(parameters: parameters, body: body)
+        let tenantID = try Self.tenantID(parameters: parameters, body: body, query: query)
         return AuthCall(
             body: body, query: query, isAdmin: isAdmin, projectID: projectID, tenantID: tenantID,
             parameters: parameters, now: clock.now(), origin: Self.origin(of: request))
@@ -112,8 +112,10 @@ struct AuthAPI: Sendable {
     }
 
     /// The tenant from the path, the body, an ID token's `firebase.tenant`, or a refresh token.
-    private static func tenantID(parameters: [String: String], body: RequestBody) throws(APIError) -> String? {
-        var tenant = parameters["tenantId"]
+    private static func tenantID(parameters: [String: String], body: RequestBody, query: FormFields) throws(APIError)
+        -> String?
+    {
+        var tenant = parameters["tenantId"] ?? query["tenantId"].flatMap { $0.isEmpty ? nil : $0 }
         if let bodyTenant = try body.string("tenantId") {
             if let tenant { try require(tenant == bodyTenant, "TENANT_ID_MISMATCH") }
             tenant = bodyTenant
