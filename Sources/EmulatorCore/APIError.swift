@@ -12,6 +12,8 @@ public struct APIError: Error, Sendable, Equatable {
     public var reason: String?
     /// The `errors[0].domain` (omitted when `nil`).
     public var domain: String?
+    /// The whole `errors` array, when it says more than `message`, `reason` and `domain`.
+    public var errorItems: [JSONValue]?
 
     /// Creates an error; `code` defaults to the status's HTTP code.
     public init(
@@ -27,7 +29,9 @@ public struct APIError: Error, Sendable, Equatable {
     /// The error as Google's JSON error envelope.
     public var json: JSONValue {
         var body: [String: JSONValue] = ["code": .int(Int64(code)), "message": .string(message)]
-        if let reason {
+        if let errorItems {
+            body["errors"] = .array(errorItems)
+        } else if let reason {
             var item: [String: JSONValue] = ["message": .string(message), "reason": .string(reason)]
             if let domain { item["domain"] = .string(domain) }
             body["errors"] = [.object(item)]

@@ -26,28 +26,21 @@ struct Exec: AsyncParsableCommand {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let suite = try await options.startSuite()
         FileHandle.standardError.write(Data((suite.readyTable + "\n").utf8))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
-        process.environment = ProcessInfo.processInfo.environment.merging(suite.environment) { _, new in new }
-        let exited = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in exited.continuation.yield(); exited.continuation.finish() }
+        let environment = ProcessInfo.processInfo.environment.merging(suite.environment) { _, new in new }
+        let child: ChildProcess
         do {
-            try process.run()
+            child = try ChildProcess(arguments: command, environment: environment)
         } catch {
             await suite.stop()
-            throw CleanExit.failure("hearth: cannot run \(command[0]): \(error.localizedDescription)")
+            FileHandle.standardError.write(Data("hearth: cannot run \(command[0]): \(error)\n".utf8))
+            throw ExitCode(127)
         }
         let forwarding = Task {
-            for await signal in signals {
-                kill(process.processIdentifier, signal.rawValue)
-            }
+            for await signal in signals { child.send(signal.rawValue) }
         }
-        for await _ in exited.stream {}
+        let code = await child.exitCode()
         forwarding.cancel()
         await suite.stop()
-        let status = process.terminationStatus
-        let code = process.terminationReason == .uncaughtSignal ? 128 + status : status
         if code != 0 { throw ExitCode(code) }
     }
 }

@@ -18,16 +18,25 @@ extension APIError {
         message: "The request is missing a valid API key.", status: .permissionDenied, reason: "forbidden")
 
     /// 401 for an `Authorization` header that is not `Bearer owner` or an OAuth token.
-    static let invalidCredentials = APIError(
-        message:
-            "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
-        status: .unauthenticated, reason: "authError")
+    static let invalidCredentials = unauthenticated(
+        "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+        item: "Invalid Credentials", reason: "authError")
 
     /// 401 for an admin-only call without credentials.
-    static let missingCredentials = APIError(
-        message:
-            "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
-        status: .unauthenticated, reason: "required")
+    static let missingCredentials = unauthenticated(
+        "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+        item: "Login Required.", reason: "required")
+
+    private static func unauthenticated(_ message: String, item: String, reason: String) -> APIError {
+        var error = APIError(message: message, status: .unauthenticated, reason: reason)
+        error.errorItems = [
+            [
+                "message": .string(item), "domain": "global", "reason": .string(reason), "location": "Authorization",
+                "locationType": "header",
+            ]
+        ]
+        return error
+    }
 
     /// 404 for a path the Auth API does not have.
     static let authNotFound = APIError(message: "Not Found", status: .notFound, reason: "notFound", domain: nil)

@@ -210,7 +210,7 @@ extension AuthOperations {
     /// 1000; a negative size means everything.
     static func pageSize(_ text: String?, name: String) throws(APIError) -> Int {
         guard let text, !text.isEmpty else { return 20 }
-        guard let value = Double(text), value.isFinite else { throw .invalidPayload("/\(name) should be integer") }
+        guard let value = Double(text), value.isFinite else { throw .invalidPayload("/\(name) must be integer") }
         let size = Int(max(min(value, 1_000_000), -1).rounded(.down))
         return size == 0 ? 20 : min(size, 1000)
     }
@@ -285,7 +285,7 @@ extension AuthOperations {
         case "USER_EMAIL": key = { (0, $0.email ?? "") }
         case "CREATED_AT": key = { (Int64($0.createdAt ?? "") ?? 0, "") }
         case "LAST_LOGIN_AT": key = { (Int64($0.lastLoginAt ?? "") ?? 0, "") }
-        default: throw .invalidPayload("/sortBy should be equal to one of the allowed values")
+        default: throw .invalidPayload("/sortBy must be equal to one of the allowed values")
         }
         let ascending = users.enumerated().sorted { lhs, rhs in
             let (left, right) = (key(lhs.element), key(rhs.element))
@@ -294,7 +294,7 @@ extension AuthOperations {
         switch order ?? "ORDER_UNSPECIFIED" {
         case "ORDER_UNSPECIFIED", "ASC": return ascending
         case "DESC": return ascending.reversed()
-        default: throw .invalidPayload("/order should be equal to one of the allowed values")
+        default: throw .invalidPayload("/order must be equal to one of the allowed values")
         }
     }
 
@@ -324,7 +324,7 @@ extension RequestBody {
     /// official emulator's schema validator converts those to strings.
     func coercedString(_ key: String) throws(APIError) -> String? {
         guard let value = fields[key], value != .null else { return nil }
-        guard let text = value.primitiveString else { throw .invalidPayload("/\(key) should be string") }
+        guard let text = value.primitiveString else { throw .invalidPayload("/\(key) must be string") }
         return text
     }
 }

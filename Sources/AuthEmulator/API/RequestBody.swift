@@ -24,7 +24,7 @@ struct RequestBody: Sendable {
             throw .invalidPayload("Unexpected token in JSON body.", reason: "parseError")
         }
         guard let object = value.objectValue else {
-            throw .invalidPayload("request body should be object")
+            throw .invalidPayload("request body must be object")
         }
         self.init(object)
     }
@@ -38,7 +38,7 @@ struct RequestBody: Sendable {
         switch fields[key] {
         case nil, .null?: return nil
         case .string(let value)?: return value
-        default: throw .invalidPayload("/\(key) should be string")
+        default: throw .invalidPayload("/\(key) must be string")
         }
     }
 
@@ -52,7 +52,7 @@ struct RequestBody: Sendable {
         switch fields[key] {
         case nil, .null?: return nil
         case .bool(let value)?: return value
-        default: throw .invalidPayload("/\(key) should be boolean")
+        default: throw .invalidPayload("/\(key) must be boolean")
         }
     }
 
@@ -61,10 +61,10 @@ struct RequestBody: Sendable {
         switch fields[key] {
         case nil, .null?: return nil
         case .string(let text)?:
-            guard let value = Int64(text) else { throw .invalidPayload("/\(key) should match format \"int64\"") }
+            guard let value = Int64(text) else { throw .invalidPayload("/\(key) must match format \"int64\"") }
             return value
         case let value?:
-            guard let number = value.intValue else { throw .invalidPayload("/\(key) should be integer") }
+            guard let number = value.intValue else { throw .invalidPayload("/\(key) must be integer") }
             return number
         }
     }
@@ -75,11 +75,11 @@ struct RequestBody: Sendable {
         case .array(let items)?:
             var result: [String] = []
             for (index, item) in items.enumerated() {
-                guard let text = item.stringValue else { throw .invalidPayload("/\(key)/\(index) should be string") }
+                guard let text = item.stringValue else { throw .invalidPayload("/\(key)/\(index) must be string") }
                 result.append(text)
             }
             return result
-        default: throw .invalidPayload("/\(key) should be array")
+        default: throw .invalidPayload("/\(key) must be array")
         }
     }
 
@@ -87,7 +87,7 @@ struct RequestBody: Sendable {
         switch fields[key] {
         case nil, .null?: return nil
         case .object(let value)?: return RequestBody(value)
-        default: throw .invalidPayload("/\(key) should be object")
+        default: throw .invalidPayload("/\(key) must be object")
         }
     }
 
@@ -98,12 +98,12 @@ struct RequestBody: Sendable {
             var result: [RequestBody] = []
             for (index, item) in items.enumerated() {
                 guard let object = item.objectValue else {
-                    throw .invalidPayload("/\(key)/\(index) should be object")
+                    throw .invalidPayload("/\(key)/\(index) must be object")
                 }
                 result.append(RequestBody(object))
             }
             return result
-        default: throw .invalidPayload("/\(key) should be array")
+        default: throw .invalidPayload("/\(key) must be array")
         }
     }
 

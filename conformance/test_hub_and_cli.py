@@ -1,0 +1,375 @@
+"""The Emulator Hub and the `hearth start` / `hearth exec` command-line contract.
+
+The hub is checked on the suite under test. The CLI tests start their own hearth processes (the binary
+from $HEARTH_BIN or .build) on free ports, in scratch folders, and stop each one by PID.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from support import (
+    READY_LINE,
+    RunningHearth,
+    clean_environment,
+    decode_jwt,
+    hearth_binary,
+    port_accepts,
+    split_address,
+)
+
+FREE_PORTS = ["--port", "auth=0", "--port", "hub=0"]
+OTHER_EMULATOR_VARIABLES = (
+    "FIRESTORE_EMULATOR_HOST",
+    "FIREBASE_DATABASE_EMULATOR_HOST",
+    "FIREBASE_STORAGE_EMULATOR_HOST",
+    "STORAGE_EMULATOR_HOST",
+)
+# What the child of `hearth exec` runs: dump its environment to argv[1], then check the ports it was given.
+DUMP_ENV = (
+    "import json, os, socket, sys\n"
+    "env = dict(os.environ)\n"
+    "reachable = {}\n"
+    "for name in ('FIREBASE_AUTH_EMULATOR_HOST', 'FIREBASE_EMULATOR_HUB'):\n"
+    "    host, _, port = env.get(name, ':0').rpartition(':')\n"
+    "    try:\n"
+    "        socket.create_connection((host.strip('[]'), int(port)), timeout=2).close(); reachable[name] = True\n"
+    "    except Exception:\n"
+    "        reachable[name] = False\n"
+    "json.dump({'env': env, 'reachable': reachable}, open(sys.argv[1], 'w'))\n"
+)
+
+
+def run_exec(args: list[str], command: list[str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(hearth_binary()), "exec", *args, "--", *command],
+        cwd=str(cwd),
+        env=clean_environment(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def error_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.strip()]
+
+
+# --------------------------------------------------------------------------------------------
+# Hub
+
+
+def test_hub_root(suite):
+    response = requests.get(suite.hub_url + "/", timeout=5)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    host, port = split_address(suite.hub_host)
+    assert body["port"] == port
+    assert body["host"] == host
+    assert f"http://{suite.hub_host}" in body["origins"]
+    assert isinstance(body["version"], str) and body["version"]
+    assert isinstance(body["pid"], int)
+
+
+def test_hub_lists_running_emulators_with_real_ports(suite):
+    response = requests.get(suite.hub_url + "/emulators", timeout=5)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert {"auth", "hub"} <= set(body), body
+    for name, address in (("auth", suite.auth_host), ("hub", suite.hub_host)):
+        entry = body[name]
+        host, port = split_address(address)
+        assert entry["name"] == name
+        assert entry["host"] == host
+        assert entry["port"] == port
+        assert entry["listen"] == [{"address": host, "family": "IPv4", "port": port}], entry
+    for absent in ("firestore", "database", "storage"):
+        assert absent not in body, f"{absent} does not run, so the hub does not list it"
+
+
+def test_hub_unknown_path_is_404(suite):
+    assert requests.get(suite.hub_url + "/no-such-thing", timeout=5).status_code == 404
+
+
+# --------------------------------------------------------------------------------------------
+# hearth start
+
+
+def test_start_prints_table_and_ready_line_and_stops_on_sigint(tmp_path):
+    hearth = RunningHearth(FREE_PORTS, cwd=tmp_path)
+    try:
+        hearth.wait_ready()
+        addresses = hearth.addresses
+        assert set(addresses) == {"Authentication", "Emulator Hub"}, hearth.output()
+        for address in addresses.values():
+            host, port = split_address(address)
+            assert host == "127.0.0.1"
+            assert port != 0, "port 0 is shown as the port actually picked"
+            assert port_accepts(host, port)
+        ready = [line for line in hearth.stdout_lines if READY_LINE in line]
+        assert len(ready) == 1
+        table_end = max(i for i, line in enumerate(hearth.stdout_lines) if "│" in line or "└" in line)
+        assert hearth.stdout_lines.index(ready[0]) > table_end, "the ready line comes after the table"
+    finally:
+        code = hearth.stop(signal.SIGINT)
+    assert code == 0, hearth.output()
+    for address in addresses.values():
+        assert not port_accepts(*split_address(address)), f"{address} still open after shutdown"
+
+
+def test_start_stops_cleanly_on_sigterm(tmp_path):
+    hearth = RunningHearth(FREE_PORTS, cwd=tmp_path)
+    try:
+        hearth.wait_ready()
+    finally:
+        code = hearth.stop(signal.SIGTERM)
+    assert code == 0, hearth.output()
+
+
+def test_start_reads_emulator_json_from_the_working_directory(tmp_path):
+    (tmp_path / "emulator.json").write_text(
+        json.dumps({"projectId": "demo-fromfile", "host": "127.0.0.1", "emulators": {"auth": {"port": 0}, "hub": {"port": 0}}})
+    )
+    hearth = RunningHearth([], cwd=tmp_path)
+    try:
+        hearth.wait_ready()
+        hub = hearth.addresses["Emulator Hub"]
+        auth = hearth.addresses["Authentication"]
+        emulators = requests.get(f"http://{hub}/emulators", timeout=5).json()
+        assert emulators["auth"]["port"] == split_address(auth)[1]
+        # The project from the file is the default project of the Auth emulator.
+        response = requests.post(
+            f"http://{auth}/identitytoolkit.googleapis.com/v1/accounts:signUp", params={"key": "k"}, json={}, timeout=5
+        )
+        assert response.status_code == 200, response.text
+        payload = decode_jwt(response.json()["idToken"])[1]
+        assert payload["aud"] == "demo-fromfile"
+    finally:
+        assert hearth.stop() == 0, hearth.output()
+
+
+def test_start_falls_back_to_firebase_json(tmp_path):
+    (tmp_path / "firebase.json").write_text(
+        json.dumps({"emulators": {"auth": {"port": 0}, "hub": {"port": 0}, "functions": {"port": 5001}}})
+    )
+    (tmp_path / ".firebaserc").write_text(json.dumps({"projects": {"default": "demo-firebasejson"}}))
+    result = run_exec([], [sys.executable, "-c", DUMP_ENV, str(tmp_path / "env.json")], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    env = json.loads((tmp_path / "env.json").read_text())["env"]
+    assert env["GCLOUD_PROJECT"] == "demo-firebasejson"
+    assert split_address(env["FIREBASE_AUTH_EMULATOR_HOST"])[1] != 0
+
+
+def test_port_in_use_is_one_error_line(tmp_path):
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen()
+    port = blocker.getsockname()[1]
+    try:
+        result = subprocess.run(
+            [str(hearth_binary()), "start", "--port", f"auth={port}", "--port", "hub=0"],
+            cwd=str(tmp_path),
+            env=clean_environment(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    finally:
+        blocker.close()
+    assert result.returncode != 0
+    assert READY_LINE not in result.stdout
+    lines = error_lines(result.stderr)
+    assert len(lines) == 1, result.stderr
+    assert str(port) in lines[0], lines[0]
+
+
+@pytest.mark.parametrize(
+    "config, expected",
+    [
+        ({"projectId": "demo-x", "emulators": {"auth": {"port": 0, "bogus": 1}}}, "bogus"),
+        ({"projectId": "demo-x", "surprise": True}, "surprise"),
+        ({"projectId": "demo-x", "emulators": {"auth": {"port": "ninety"}}}, "port"),
+        ({"projectId": "demo-x", "emulators": {"auth": {"port": 70000}}}, "port"),
+        ({"projectId": "demo-x", "emulators": {"nosuchemulator": {"port": 1}}}, "nosuchemulator"),
+        ({"projectId": 42}, "projectId"),
+        ("{not json", "emulator.json"),
+    ],
+    ids=["unknown-emulator-key", "unknown-top-key", "port-not-number", "port-out-of-range", "unknown-emulator",
+         "project-not-string", "invalid-json"],
+)
+def test_bad_config_is_one_error_line(tmp_path, config, expected):
+    text = config if isinstance(config, str) else json.dumps(config)
+    (tmp_path / "emulator.json").write_text(text)
+    result = subprocess.run(
+        [str(hearth_binary()), "start", *FREE_PORTS],
+        cwd=str(tmp_path),
+        env=clean_environment(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode != 0
+    assert READY_LINE not in result.stdout
+    lines = error_lines(result.stderr)
+    assert len(lines) == 1, result.stderr
+    assert expected in lines[0], lines[0]
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--only", "nosuch"], "nosuch"),
+        (["--port", "auth=notaport"], "auth=notaport"),
+        (["--port", "nosuch=1"], "nosuch"),
+        (["--project", "bad project id"], "project"),
+    ],
+    ids=["unknown-only", "bad-port-value", "unknown-port-name", "bad-project"],
+)
+def test_bad_options_are_one_error_line(tmp_path, args, expected):
+    result = subprocess.run(
+        [str(hearth_binary()), "start", *FREE_PORTS, *args],
+        cwd=str(tmp_path),
+        env=clean_environment(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode != 0
+    lines = error_lines(result.stderr)
+    assert len(lines) == 1, result.stderr
+    assert expected in lines[0], lines[0]
+
+
+# --------------------------------------------------------------------------------------------
+# hearth exec
+
+
+def test_exec_gives_the_official_environment_for_running_emulators_only(tmp_path):
+    out = tmp_path / "env.json"
+    result = run_exec([*FREE_PORTS, "--project", "demo-execenv"], [sys.executable, "-c", DUMP_ENV, str(out)], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    dumped = json.loads(out.read_text())
+    env = dumped["env"]
+    assert env["GCLOUD_PROJECT"] == "demo-execenv"
+    auth_host, auth_port = split_address(env["FIREBASE_AUTH_EMULATOR_HOST"])
+    hub_host, hub_port = split_address(env["FIREBASE_EMULATOR_HUB"])
+    assert "//" not in env["FIREBASE_AUTH_EMULATOR_HOST"], "firebase-admin rejects a scheme here"
+    assert auth_host == hub_host == "127.0.0.1"
+    assert auth_port != 0 and hub_port != 0
+    assert dumped["reachable"] == {"FIREBASE_AUTH_EMULATOR_HOST": True, "FIREBASE_EMULATOR_HUB": True}
+    assert json.loads(env["FIREBASE_CONFIG"])["projectId"] == "demo-execenv"
+    for name in OTHER_EMULATOR_VARIABLES:
+        assert name not in env, f"{name} is set although that emulator does not run"
+    # The suite is stopped once the command has ended.
+    assert not port_accepts(auth_host, auth_port)
+    assert not port_accepts(hub_host, hub_port)
+
+
+def test_exec_keeps_the_callers_environment(tmp_path):
+    out = tmp_path / "env.json"
+    env = clean_environment()
+    env["HEARTH_CONFORMANCE_MARKER"] = "kept"
+    result = subprocess.run(
+        [str(hearth_binary()), "exec", *FREE_PORTS, "--", sys.executable, "-c", DUMP_ENV, str(out)],
+        cwd=str(tmp_path), env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(out.read_text())["env"]["HEARTH_CONFORMANCE_MARKER"] == "kept"
+
+
+@pytest.mark.parametrize(
+    "command, expected",
+    [
+        (["sh", "-c", "exit 0"], 0),
+        (["sh", "-c", "exit 7"], 7),
+        (["sh", "-c", "exit 255"], 255),
+        (["sh", "-c", "kill -TERM $$"], 128 + signal.SIGTERM),
+        (["sh", "-c", "kill -KILL $$"], 128 + signal.SIGKILL),
+        (["sh", "-c", "kill -INT $$"], 128 + signal.SIGINT),
+    ],
+    ids=["exit-0", "exit-7", "exit-255", "sigterm", "sigkill", "sigint"],
+)
+def test_exec_exit_code_is_the_commands(tmp_path, command, expected):
+    result = run_exec(FREE_PORTS, command, cwd=tmp_path)
+    assert result.returncode == expected, result.stderr
+
+
+def test_exec_command_starts_with_default_signal_handling(tmp_path):
+    """The command must be stoppable like any other process: no signals blocked or ignored on its
+    behalf (a blocked SIGINT would make Ctrl-C of a test runner under `hearth exec` do nothing)."""
+    out = tmp_path / "status"
+    dump = f"import shutil; shutil.copy('/proc/self/status', {str(out)!r})"
+    result = run_exec(FREE_PORTS, [sys.executable, "-c", dump], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    status = dict(line.split(":\t", 1) for line in out.read_text().splitlines() if ":\t" in line)
+    blocked = int(status["SigBlk"], 16)
+    ignored = int(status["SigIgn"], 16)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+        assert not blocked & (1 << (sig - 1)), f"{sig.name} is blocked in the command (SigBlk {status['SigBlk']})"
+        assert not ignored & (1 << (sig - 1)), f"{sig.name} is ignored in the command (SigIgn {status['SigIgn']})"
+
+
+def test_exec_stops_the_suite_when_the_command_fails(tmp_path):
+    marker = tmp_path / "hosts"
+    script = f"echo $FIREBASE_AUTH_EMULATOR_HOST $FIREBASE_EMULATOR_HUB > {marker}; exit 3"
+    result = run_exec(FREE_PORTS, ["sh", "-c", script], cwd=tmp_path)
+    assert result.returncode == 3, result.stderr
+    for address in marker.read_text().split():
+        assert not port_accepts(*split_address(address)), f"{address} still open"
+
+
+def test_exec_of_a_missing_command_fails_and_stops_the_suite(tmp_path):
+    result = run_exec(FREE_PORTS, [str(tmp_path / "no-such-command")], cwd=tmp_path)
+    assert result.returncode != 0
+
+
+def test_exec_forwards_sigterm_to_the_command(tmp_path):
+    """Stopping `hearth exec` stops the command; the command's fate is the exit code."""
+    started = tmp_path / "started"
+    process = subprocess.Popen(
+        [str(hearth_binary()), "exec", *FREE_PORTS, "--", "sh", "-c", f"touch {started}; exec sleep 30"],
+        cwd=str(tmp_path), env=clean_environment(), stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not started.exists():
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "command never started"
+            time.sleep(0.05)
+        os.kill(process.pid, signal.SIGTERM)
+        process.wait(timeout=15)
+    finally:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 128 + signal.SIGTERM, process.communicate()
+
+
+def test_exec_without_a_command_is_a_usage_error(tmp_path):
+    result = subprocess.run(
+        [str(hearth_binary()), "exec", *FREE_PORTS],
+        cwd=str(tmp_path), env=clean_environment(), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30,
+    )
+    assert result.returncode != 0
+    assert READY_LINE not in result.stdout + result.stderr
