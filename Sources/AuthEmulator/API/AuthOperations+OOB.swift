@@ -143,18 +143,12 @@ extension AuthOperations {
         try require(email == oob.email, "INVALID_EMAIL : The email provided does not match the sign-in email address.")
         realm.pool.removeOOB(code)
         let emailUser = realm.pool.user(email: email)
-        var user: UserRecord
-        let isNewUser: Bool
         if let existing = tokenUser ?? emailUser {
             try require(existing.disabled != true, "USER_DISABLED")
             if let tokenUser, let emailUser { try require(tokenUser.localId == emailUser.localId, "EMAIL_EXISTS") }
-            user = existing
-            isNewUser = false
-        } else {
-            user = UserRecord(localId: realm.pool.newLocalId())
-            user.createdAt = call.nowMillisString
-            isNewUser = true
         }
+        let (found, isNewUser) = existingOrNewUser(tokenUser ?? emailUser, realm: realm, call: call)
+        var user = found
         user.email = email
         user.emailVerified = true
         user.emailLinkSignin = true
@@ -163,14 +157,7 @@ extension AuthOperations {
         var fields: [String: JSONValue?] = [
             "email": .string(email), "localId": .string(user.localId), "isNewUser": .bool(isNewUser),
         ]
-        if needsSecondFactor(user, realm: realm) {
-            for (key, value) in mfaPending(user, realm: realm, provider: Provider.password) { fields[key] = value }
-        } else {
-            user.lastLoginAt = call.nowMillisString
-            for (key, value) in issueTokens(for: &user, realm: &realm, provider: Provider.password, call: call) {
-                fields[key] = value
-            }
-        }
+        completeSignIn(&user, realm: &realm, provider: Provider.password, call: call, into: &fields)
         return response("EmailLinkSigninResponse", fields)
     }
 

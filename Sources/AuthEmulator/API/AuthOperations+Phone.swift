@@ -44,18 +44,12 @@ extension AuthOperations {
                 "temporaryProofExpiresIn": "3600",
             ]
         }
-        var user: UserRecord
-        let isNewUser: Bool
         if let existing = linked ?? owner {
             try require(existing.disabled != true, "USER_DISABLED")
             try requirePhoneFirstFactorAllowed(existing)
-            user = existing
-            isNewUser = false
-        } else {
-            user = UserRecord(localId: realm.pool.newLocalId())
-            user.createdAt = call.nowMillisString
-            isNewUser = true
         }
+        let (found, isNewUser) = existingOrNewUser(linked ?? owner, realm: realm, call: call)
+        var user = found
         user.phoneNumber = phoneNumber
         user.lastLoginAt = call.nowMillisString
         var fields: [String: JSONValue] = [

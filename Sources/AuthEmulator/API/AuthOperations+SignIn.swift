@@ -22,14 +22,7 @@ extension AuthOperations {
         var fields: [String: JSONValue?] = [
             "registered": true, "localId": .string(user.localId), "email": .string(canonical),
         ]
-        if needsSecondFactor(user, realm: realm) {
-            for (key, value) in mfaPending(user, realm: realm, provider: Provider.password) { fields[key] = value }
-        } else {
-            user.lastLoginAt = call.nowMillisString
-            for (key, value) in issueTokens(for: &user, realm: &realm, provider: Provider.password, call: call) {
-                fields[key] = value
-            }
-        }
+        completeSignIn(&user, realm: &realm, provider: Provider.password, call: call, into: &fields)
         return response("VerifyPasswordResponse", fields)
     }
 

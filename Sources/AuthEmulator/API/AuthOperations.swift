@@ -92,6 +92,30 @@ enum AuthOperations {
         return realm.settings.mfa.isOn
     }
 
+    /// Finishes a first-factor sign-in: asks for the second factor if the user has one, else records the
+    /// login and adds tokens to `fields`.
+    static func completeSignIn(
+        _ user: inout UserRecord, realm: inout Realm, provider: String, call: AuthCall,
+        into fields: inout [String: JSONValue?]
+    ) {
+        if needsSecondFactor(user, realm: realm) {
+            for (key, value) in mfaPending(user, realm: realm, provider: provider) { fields[key] = value }
+        } else {
+            user.lastLoginAt = call.nowMillisString
+            for (key, value) in issueTokens(for: &user, realm: &realm, provider: provider, call: call) {
+                fields[key] = value
+            }
+        }
+    }
+
+    /// `existing` if there is one, else a new user with a fresh localId; and whether it is new.
+    static func existingOrNewUser(_ existing: UserRecord?, realm: Realm, call: AuthCall) -> (UserRecord, Bool) {
+        if let existing { return (existing, false) }
+        var user = UserRecord(localId: realm.pool.newLocalId())
+        user.createdAt = call.nowMillisString
+        return (user, true)
+    }
+
     /// The response that asks a client for its second factor.
     static func mfaPending(_ user: UserRecord, realm: Realm, provider: String) -> [String: JSONValue] {
         [
