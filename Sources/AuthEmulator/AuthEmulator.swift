@@ -10,16 +10,19 @@ public final class AuthEmulator: EmulatorLifecycle {
 
     /// The project id for calls that do not name one (API-key calls, `Bearer owner`).
     public let projectID: String
-    let store = AuthStore()
+    let store: AuthStore
     let api: AuthAPI
     private let server: EmulatorServer
 
-    /// Creates the emulator; nothing listens until `start()`.
+    /// Creates the emulator; nothing listens until `start()`. `notify` receives the email links and SMS codes
+    /// that production would send (the official emulator logs them).
     public init(
         projectID: String, host: String = "127.0.0.1", port: Int = AuthEmulator.defaultPort,
-        clock: any EmulatorClock = SystemClock(), logger: Logger = Logger(label: "hearth.auth")
+        clock: any EmulatorClock = SystemClock(), logger: Logger = Logger(label: "hearth.auth"),
+        notify: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.projectID = projectID
+        self.store = AuthStore(notify: notify)
         self.api = AuthAPI(store: store, defaultProjectID: projectID, clock: clock)
         let api = self.api
         self.server = EmulatorServer(

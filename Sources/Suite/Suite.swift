@@ -19,13 +19,19 @@ public final class Suite: Sendable {
     /// The Auth emulator, when the suite runs it.
     public let auth: AuthEmulator?
 
-    /// Creates a suite for `config`; nothing listens until `start()`.
-    public init(config: SuiteConfig, logger: Logger = Logger(label: "hearth")) {
+    /// Creates a suite for `config`; nothing listens until `start()`. `notify` receives messages for the
+    /// developer, such as the email links and SMS codes the Auth emulator does not send.
+    public init(
+        config: SuiteConfig, logger: Logger = Logger(label: "hearth"),
+        notify: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.config = config
         self.logger = logger
         if config.emulators[.auth] != nil {
             let address = config.address(of: .auth)
-            auth = AuthEmulator(projectID: config.projectID, host: address.host, port: address.port, logger: logger)
+            auth = AuthEmulator(
+                projectID: config.projectID, host: address.host, port: address.port, logger: logger,
+                notify: { notify("auth: \($0)") })
         } else {
             auth = nil
         }

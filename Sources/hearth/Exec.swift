@@ -24,7 +24,7 @@ struct Exec: AsyncParsableCommand {
 
     func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
-        let suite = try await options.startSuite()
+        let suite = try await options.startSuite(messages: .standardError)
         FileHandle.standardError.write(Data((suite.readyTable + "\n").utf8))
         let environment = ProcessInfo.processInfo.environment.merging(suite.environment) { _, new in new }
         let child: ChildProcess

@@ -12,7 +12,7 @@ struct Start: AsyncParsableCommand {
 
     func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
-        let suite = try await options.startSuite()
+        let suite = try await options.startSuite(messages: .standardOutput)
         FileHandle.standardOutput.write(Data((suite.readyTable + "\n").utf8))
         for await _ in signals { break }
         await suite.stop()

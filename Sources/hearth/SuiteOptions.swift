@@ -38,15 +38,18 @@ struct SuiteOptions: ParsableArguments {
         return logger
     }
 
-    /// Builds and starts the suite, or prints one line naming the cause and exits non-zero.
-    func startSuite() async throws -> Suite {
+    /// Builds and starts the suite, or prints one line naming the cause and exits non-zero. Messages for the
+    /// developer (email links, SMS codes) go to `messages`.
+    func startSuite(messages: FileHandle) async throws -> Suite {
         let config: SuiteConfig
         do {
             config = try resolvedConfig()
         } catch {
             throw CleanExit.failure("hearth: \(error.message)")
         }
-        let suite = Suite(config: config, logger: logger)
+        let suite = Suite(config: config, logger: logger) { message in
+            messages.write(Data((message + "\n").utf8))
+        }
         do {
             try await suite.start()
         } catch {

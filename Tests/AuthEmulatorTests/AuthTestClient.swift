@@ -26,6 +26,10 @@ struct AuthTestClient {
         emulator = AuthEmulator(projectID: projectID, port: 0)
     }
 
+    init(emulator: AuthEmulator) {
+        self.emulator = emulator
+    }
+
     /// Runs `body` with a router-level test client.
     func run(_ body: @Sendable (Session) async throws -> Void) async throws {
         let app = Application(responder: emulator.responder)

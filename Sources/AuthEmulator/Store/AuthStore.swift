@@ -3,6 +3,12 @@ import EmulatorCore
 /// All Auth state, one `ProjectState` per project id; every operation runs atomically inside the actor.
 actor AuthStore {
     private var projects: [String: ProjectState] = [:]
+    /// Receives the links and codes production would email or text.
+    private let notify: @Sendable (String) -> Void
+
+    init(notify: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.notify = notify
+    }
 
     /// Runs `body` on the realm of `projectID` (and `tenantID`, created on first use).
     func withRealm<T: Sendable>(
@@ -12,6 +18,7 @@ actor AuthStore {
         defer { projects[projectID] = project }
         guard let tenantID else {
             project.root.settings = project.settings(for: nil)
+            defer { deliver(&project.root.pool) }
             return try body(&project.root)
         }
         var tenant =
@@ -20,8 +27,16 @@ actor AuthStore {
                 config: .implicit(projectID: projectID, tenantID: tenantID),
                 realm: Realm(projectID: projectID, tenantID: tenantID, settings: RealmSettings(), pool: UserPool()))
         tenant.realm.settings = project.settings(for: tenant.config)
-        defer { project.tenants[tenantID] = tenant }
+        defer {
+            deliver(&tenant.realm.pool)
+            project.tenants[tenantID] = tenant
+        }
         return try body(&tenant.realm)
+    }
+
+    private func deliver(_ pool: inout UserPool) {
+        for message in pool.outbox { notify(message) }
+        pool.outbox = []
     }
 
     /// Runs `body` on the whole project state (config, tenants).

@@ -19,6 +19,8 @@ struct UserPool: Sendable {
     private(set) var verificationOrder: [String] = []
     /// Temporary proofs from phone sign-in conflicts, by proof.
     var temporaryProofs: [String: String] = [:]
+    /// Messages for the developer (links and codes that production would send), drained by the store.
+    var outbox: [String] = []
 
     private struct ProviderKey: Hashable {
         var providerId: String
@@ -95,6 +97,7 @@ struct UserPool: Sendable {
     mutating func addOOB(_ record: OOBRecord) {
         oobCodes[record.oobCode] = record
         oobOrder.append(record.oobCode)
+        outbox.append(record.notice)
     }
 
     mutating func removeOOB(_ code: String) {
@@ -107,6 +110,7 @@ struct UserPool: Sendable {
     mutating func addVerification(_ record: PhoneVerification) {
         verificationCodes[record.sessionInfo] = record
         verificationOrder.append(record.sessionInfo)
+        outbox.append("To verify the phone number \(record.phoneNumber), use the code \(record.code).")
     }
 
     mutating func removeVerification(_ sessionInfo: String) {
@@ -166,6 +170,21 @@ struct OOBRecord: Sendable, Equatable {
     var requestType: String
     var oobCode: String
     var oobLink: String
+}
+
+extension OOBRecord {
+    /// What the official emulator logs instead of sending the email.
+    var notice: String {
+        switch requestType {
+        case "EMAIL_SIGNIN": return "To sign in as \(email), follow this link: \(oobLink)"
+        case "PASSWORD_RESET":
+            return "To reset the password for \(email), follow this link: \(oobLink)&newPassword=NEW_PASSWORD_HERE"
+        case "VERIFY_EMAIL": return "To verify the email address \(email), follow this link: \(oobLink)"
+        case "VERIFY_AND_CHANGE_EMAIL":
+            return "To verify and change the email address from \(email) to \(newEmail ?? ""), follow this link: \(oobLink)"
+        default: return "To reset your email address to \(email), follow this link: \(oobLink)"
+        }
+    }
 }
 
 /// An SMS code waiting to be used.
