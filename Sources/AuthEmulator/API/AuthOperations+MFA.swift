@@ -261,12 +261,11 @@ extension AuthOperations {
             case localId, sharedSecretKey, projectId, tenantId
         }
 
-        var encoded: String { ((try? JSONCoders.compact.encode(self)) ?? Data()).base64EncodedString() }
+        var encoded: String { Tokens.opaque(self) }
 
         /// The secret of `sessionInfo`, which must have been issued to `user` in `realm`.
         static func secret(from sessionInfo: String, for user: UserRecord, realm: Realm) throws(APIError) -> TOTP {
-            guard let data = Data(base64Encoded: sessionInfo),
-                let session = try? JSONDecoder().decode(TOTPEnrollmentSession.self, from: data),
+            guard let session = Tokens.decodeOpaque(TOTPEnrollmentSession.self, from: sessionInfo),
                 session.localId == user.localId, session.projectId == realm.projectID,
                 session.tenantId == realm.tenantID,
                 let secret = TOTP(base32: session.sharedSecretKey)

@@ -105,16 +105,29 @@ enum Tokens {
             localId: user.localId, provider: provider, extraClaims: extraClaims, projectId: realm.projectID,
             secondFactor: secondFactor.map { SecondFactorRecord(identifier: $0.identifier, provider: $0.provider) },
             tenantId: realm.tenantID)
-        let data = (try? JSONCoders.compact.encode(record)) ?? Data()
-        return data.base64EncodedString()
+        return opaque(record)
     }
 
     /// Decodes a refresh token; `INVALID_REFRESH_TOKEN` if it is not one of ours.
     static func decodeRefreshToken(_ token: String) throws(APIError) -> RefreshRecord {
-        guard let data = Data(base64Encoded: token) ?? Data(base64URLEncoded: token),
-            let record = try? JSONDecoder().decode(RefreshRecord.self, from: data), !record.marker.isEmpty
-        else { throw .auth("INVALID_REFRESH_TOKEN") }
+        guard let record = decodeOpaque(RefreshRecord.self, from: token), !record.marker.isEmpty else {
+            throw .auth("INVALID_REFRESH_TOKEN")
+        }
         return record
+    }
+
+    // MARK: Opaque tokens
+
+    /// base64(JSON): the format of every opaque token the emulator hands out (refresh tokens, MFA pending
+    /// credentials, TOTP sessions). Production's are encrypted; the emulator's are readable on purpose.
+    static func opaque(_ value: some Encodable) -> String {
+        ((try? JSONCoders.compact.encode(value)) ?? Data()).base64EncodedString()
+    }
+
+    /// Decodes an opaque token (standard or URL-safe base64); `nil` if it is not one.
+    static func decodeOpaque<T: Decodable>(_ type: T.Type, from token: String) -> T? {
+        guard let data = Data(base64Encoded: token) ?? Data(base64URLEncoded: token) else { return nil }
+        return try? JSONDecoder().decode(T.self, from: data)
     }
 
     // MARK: MFA pending credentials
@@ -135,15 +148,15 @@ enum Tokens {
     static func pendingCredential(for user: UserRecord, realm: Realm, provider: String) -> String {
         let record = PendingCredential(
             localId: user.localId, signInProvider: provider, projectId: realm.projectID, tenantId: realm.tenantID)
-        return ((try? JSONCoders.compact.encode(record)) ?? Data()).base64EncodedString()
+        return opaque(record)
     }
 
     static func decodePendingCredential(_ token: String, realm: Realm, field: String) throws(APIError)
         -> PendingCredential
     {
-        guard let data = Data(base64Encoded: token),
-            let record = try? JSONDecoder().decode(PendingCredential.self, from: data)
-        else { throw .auth("((Invalid \(field).mfaPendingCredential.))") }
+        guard let record = decodeOpaque(PendingCredential.self, from: token) else {
+            throw .auth("((Invalid \(field).mfaPendingCredential.))")
+        }
         try require(
             record.projectId == realm.projectID && record.tenantId == realm.tenantID,
             "INVALID_PROJECT_ID : Project ID does not match MFA pending credential.")
