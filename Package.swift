@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Suite", targets: ["Suite"]),
         .library(name: "AuthEmulator", targets: ["AuthEmulator"]),
         .library(name: "EmulatorCore", targets: ["EmulatorCore"]),
+        .library(name: "SecurityRules", targets: ["SecurityRules"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -29,6 +30,12 @@ let package = Package(
         // Pure Swift, no NIO or HTTP: config, tokens, errors as values, clock, JSON values.
         .target(
             name: "EmulatorCore",
+            swiftSettings: swiftSettings
+        ),
+        // The Firestore / Storage security rules language: compiler and evaluator, no NIO or HTTP.
+        .target(
+            name: "SecurityRules",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // The HTTP edge every emulator shares: listener, CORS, Google-style error rendering, JSON bodies.
@@ -73,6 +80,7 @@ let package = Package(
             dependencies: [
                 "Suite",
                 "EmulatorCore",
+                "SecurityRules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -82,6 +90,12 @@ let package = Package(
         .testTarget(
             name: "EmulatorCoreTests",
             dependencies: ["EmulatorCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SecurityRulesTests",
+            dependencies: ["SecurityRules"],
+            resources: [.copy("Corpus")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

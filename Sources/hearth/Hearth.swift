@@ -11,6 +11,6 @@ struct Hearth: AsyncParsableCommand {
             else uses defaults (project demo-hearth, official ports, host 127.0.0.1).
             """,
         version: "0.1.0",
-        subcommands: [Start.self, Exec.self]
+        subcommands: [Start.self, Exec.self, Rules.self]
     )
 }

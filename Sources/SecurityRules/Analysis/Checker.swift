@@ -1,0 +1,207 @@
+/// Compile-time checks: undefined variables, unknown functions, wrong argument counts, and recursion.
+/// Findings are collected as diagnostics, never thrown.
+struct Checker {
+    let program: RuleProgram
+    private(set) var diagnostics: [Diagnostic] = []
+
+    /// Names every condition can use.
+    static let globals: Set<String> = ["request", "resource"]
+
+    init(program: RuleProgram) {
+        self.program = program
+    }
+
+    mutating func check() {
+        for match in program.matches { check(match, wildcards: []) }
+        for function in program.functions {
+            var names = Set(function.declaration.parameters).union(wildcards(visibleFrom: function.scope))
+            for binding in function.declaration.bindings {
+                check(binding.value, names: names, lexical: function.scope, fileName: function.fileName)
+                names.insert(binding.name)
+            }
+            check(function.declaration.body, names: names, lexical: function.scope, fileName: function.fileName)
+        }
+        checkRecursion()
+    }
+
+    /// The wildcard names bound by the blocks enclosing lexical scope `scope`.
+    private func wildcards(visibleFrom scope: Int) -> Set<String> {
+        var names: Set<String> = []
+        func collect(_ blocks: [RuleProgram.Match], _ inherited: Set<String>) {
+            for block in blocks {
+                let here = inherited.union(block.pattern.compactMap(\.variableName))
+                if block.scope == scope { names.formUnion(here) }
+                collect(block.children, here)
+            }
+        }
+        collect(program.matches, [])
+        return names
+    }
+
+    private mutating func check(_ match: RuleProgram.Match, wildcards inherited: Set<String>) {
+        let names = inherited.union(match.pattern.compactMap(\.variableName))
+        for allow in match.allows {
+            if let condition = allow.condition {
+                check(condition, names: names, lexical: match.scope, fileName: allow.fileName)
+            }
+        }
+        for child in match.children { check(child, wildcards: names) }
+    }
+
+    private mutating func check(_ expression: Expression, names: Set<String>, lexical: Int, fileName: String) {
+        func visit(_ node: Expression) {
+            switch node.kind {
+            case .null, .bool, .int, .float, .string, .bytes: break
+            case .list(let items): items.forEach(visit)
+            case .map(let entries):
+                for entry in entries {
+                    visit(entry.key)
+                    visit(entry.value)
+                }
+            case .path(let segments):
+                for case .interpolation(let inner) in segments { visit(inner) }
+            case .identifier(let name):
+                if !names.contains(name), !Self.globals.contains(name) {
+                    report(.error, "undefined variable '\(name)'", node)
+                }
+            case .member(let target, _): visit(target)
+            case .index(let target, let index):
+                visit(target)
+                visit(index)
+            case .slice(let target, let from, let to):
+                visit(target)
+                from.map(visit)
+                to.map(visit)
+            case .call(let callee, let arguments):
+                checkCall(callee, arguments.count, names: names, lexical: lexical, fileName: fileName, at: node)
+                if case .member(let target, _) = callee.kind, !isNamespace(target, names) { visit(target) }
+                arguments.forEach(visit)
+            case .unary(_, let operand): visit(operand)
+            case .binary(_, let lhs, let rhs):
+                visit(lhs)
+                visit(rhs)
+            case .ternary(let condition, let then, let otherwise):
+                visit(condition)
+                visit(then)
+                visit(otherwise)
+            case .isType(let operand, _): visit(operand)
+            }
+        }
+        func report(_ severity: Diagnostic.Severity, _ message: String, _ node: Expression) {
+            diagnostics.append(Diagnostic(severity, message, fileName: fileName, at: node.location))
+        }
+        visit(expression)
+    }
+
+    private func isNamespace(_ target: Expression, _ names: Set<String>) -> Bool {
+        guard case .identifier(let name) = target.kind else { return false }
+        return !names.contains(name) && !Self.globals.contains(name)
+    }
+
+    private mutating func checkCall(
+        _ callee: Expression, _ count: Int, names: Set<String>, lexical: Int, fileName: String, at node: Expression
+    ) {
+        func report(_ message: String) {
+            diagnostics.append(Diagnostic(.error, message, fileName: fileName, at: node.location))
+        }
+        switch callee.kind {
+        case .identifier(let name):
+            if let function = program.function(named: name, from: lexical) {
+                let expected = function.declaration.parameters.count
+                if count != expected {
+                    report("function '\(name)' takes \(expected) argument\(expected == 1 ? "" : "s"), got \(count)")
+                }
+            } else if let arity = Evaluator.dataFunctions[name] ?? Stdlib.functionArities[name] {
+                if !arity.contains(count) { report(arityMessage(name, arity, count)) }
+            } else {
+                report("unknown function '\(name)'")
+            }
+        case .member(let target, let name):
+            guard isNamespace(target, names), case .identifier(let namespace) = target.kind else { return }
+            let qualified = "\(namespace).\(name)"
+            if let arity = Evaluator.dataFunctions[qualified] ?? Stdlib.functionArities[qualified] {
+                if !arity.contains(count) { report(arityMessage(qualified, arity, count)) }
+            } else if Stdlib.namespaces.contains(namespace) || namespace == "firestore" {
+                report("unknown function '\(qualified)'")
+            } else {
+                report("undefined variable '\(namespace)'")
+            }
+        default:
+            break
+        }
+    }
+
+    private func arityMessage(_ name: String, _ arity: ClosedRange<Int>, _ count: Int) -> String {
+        let expected = arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : "\(arity.lowerBound) to \(arity.upperBound)"
+        return "function '\(name)' takes \(expected) argument\(arity.upperBound == 1 ? "" : "s"), got \(count)"
+    }
+
+    /// Functions that call themselves, directly or through others: production limits the call depth, so
+    /// such rules can only fail; warn where the cycle starts.
+    private mutating func checkRecursion() {
+        var calls: [[Int]] = []
+        for function in program.functions {
+            var callees: [Int] = []
+            var expressions = function.declaration.bindings.map(\.value) + [function.declaration.body]
+            while let node = expressions.popLast() {
+                if case .call(let callee, _) = node.kind, case .identifier(let name) = callee.kind,
+                    let target = program.function(named: name, from: function.scope),
+                    let index = program.functions.firstIndex(where: {
+                        $0.declaration.location == target.declaration.location && $0.fileName == target.fileName
+                    })
+                {
+                    callees.append(index)
+                }
+                expressions += node.kind.children
+            }
+            calls.append(callees)
+        }
+        for start in program.functions.indices {
+            var seen: Set<Int> = []
+            var stack = calls[start]
+            while let next = stack.popLast() {
+                if next == start {
+                    let function = program.functions[start]
+                    diagnostics.append(
+                        Diagnostic(
+                            .warning,
+                            "function '\(function.declaration.name)' is recursive; calls deeper than \(Evaluator.maximumCallDepth) fail",
+                            fileName: function.fileName, at: function.declaration.location))
+                    break
+                }
+                if seen.insert(next).inserted { stack += calls[next] }
+            }
+        }
+    }
+}
+
+extension PathPatternSegment {
+    /// The variable a wildcard segment binds.
+    var variableName: String? {
+        switch self {
+        case .literal: return nil
+        case .variable(let name), .recursive(let name): return name
+        }
+    }
+}
+
+extension ExpressionKind {
+    /// The direct sub-expressions.
+    var children: [Expression] {
+        switch self {
+        case .null, .bool, .int, .float, .string, .bytes, .identifier: return []
+        case .list(let items): return items
+        case .map(let entries): return entries.flatMap { [$0.key, $0.value] }
+        case .path(let segments):
+            return segments.compactMap { if case .interpolation(let inner) = $0 { return inner } else { return nil } }
+        case .member(let target, _): return [target]
+        case .index(let target, let index): return [target, index]
+        case .slice(let target, let from, let to): return [target] + [from, to].compactMap { $0 }
+        case .call(let callee, let arguments): return [callee] + arguments
+        case .unary(_, let operand): return [operand]
+        case .binary(_, let lhs, let rhs): return [lhs, rhs]
+        case .ternary(let a, let b, let c): return [a, b, c]
+        case .isType(let operand, _): return [operand]
+        }
+    }
+}

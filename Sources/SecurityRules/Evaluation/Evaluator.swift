@@ -1,0 +1,155 @@
+/// Evaluates expressions for one decision. Errors are thrown as `RuleError` and caught where the language
+/// lets a decisive operand absorb them (`&&`, `||`).
+struct Evaluator {
+    /// Limits of production: function call depth and document reads per decision.
+    static let maximumCallDepth = 20
+
+    let program: RuleProgram
+    /// `request`, `resource` and the wildcard bindings of the matched path: what every function body sees.
+    let globals: Scope
+    let data: any RulesDataSource
+    let coverage: RulesCoverage?
+    let accessLimit: Int
+    let debug: (@Sendable (String) -> Void)?
+    /// Mutable per-decision state (document reads, call depth).
+    let state: EvaluationState
+
+    /// Evaluates `expression` with `scope` in lexical scope `lexical`, recording coverage if asked.
+    func evaluate(_ expression: Expression, _ scope: Scope, lexical: Int) throws(RuleError) -> RuleValue {
+        guard let coverage else { return try evaluateNode(expression, scope, lexical: lexical) }
+        do {
+            let value = try evaluateNode(expression, scope, lexical: lexical)
+            coverage.record(expression.id, .success(value))
+            return value
+        } catch {
+            coverage.record(expression.id, .failure(error))
+            throw error
+        }
+    }
+
+    private func evaluateNode(_ expression: Expression, _ scope: Scope, lexical: Int) throws(RuleError) -> RuleValue {
+        switch expression.kind {
+        case .null: return .null
+        case .bool(let value): return .bool(value)
+        case .int(let value): return .int(value)
+        case .float(let value): return .float(value)
+        case .string(let value): return .string(value)
+        case .bytes(let value): return .bytes(value)
+        case .list(let items):
+            var values: [RuleValue] = []
+            values.reserveCapacity(items.count)
+            for item in items { values.append(try evaluate(item, scope, lexical: lexical)) }
+            return .list(values)
+        case .map(let entries):
+            var map: [String: RuleValue] = [:]
+            for entry in entries {
+                guard case .string(let key) = try evaluate(entry.key, scope, lexical: lexical) else {
+                    throw RuleError("map keys must be strings")
+                }
+                map[key] = try evaluate(entry.value, scope, lexical: lexical)
+            }
+            return .map(map)
+        case .path(let segments):
+            return .path(try path(segments, scope, lexical: lexical))
+        case .identifier(let name):
+            if let value = scope.lookup(name) { return value }
+            throw RuleError("Variable '\(name)' is not defined.")
+        case .member(let target, let name):
+            return try member(try evaluate(target, scope, lexical: lexical), name)
+        case .index(let target, let index):
+            let receiver = try evaluate(target, scope, lexical: lexical)
+            return try Stdlib.index(receiver, try evaluate(index, scope, lexical: lexical))
+        case .slice(let target, let from, let to):
+            let receiver = try evaluate(target, scope, lexical: lexical)
+            let lower = try from.map { (bound: Expression) throws(RuleError) in try evaluate(bound, scope, lexical: lexical) }
+            let upper = try to.map { (bound: Expression) throws(RuleError) in try evaluate(bound, scope, lexical: lexical) }
+            return try Stdlib.slice(receiver, lower, upper)
+        case .call(let callee, let arguments):
+            return try call(callee, arguments, scope, lexical: lexical)
+        case .unary(let op, let operand):
+            return try Stdlib.unary(op, try evaluate(operand, scope, lexical: lexical))
+        case .binary(.and, let lhs, let rhs):
+            return try logical(isAnd: true, lhs, rhs, scope, lexical: lexical)
+        case .binary(.or, let lhs, let rhs):
+            return try logical(isAnd: false, lhs, rhs, scope, lexical: lexical)
+        case .binary(let op, let lhs, let rhs):
+            let left = try evaluate(lhs, scope, lexical: lexical)
+            return try Stdlib.binary(op, left, try evaluate(rhs, scope, lexical: lexical))
+        case .ternary(let condition, let then, let otherwise):
+            switch try evaluate(condition, scope, lexical: lexical) {
+            case .bool(true): return try evaluate(then, scope, lexical: lexical)
+            case .bool(false): return try evaluate(otherwise, scope, lexical: lexical)
+            case let value: throw RuleError("ternary condition must be a bool, got \(value.typeName)")
+            }
+        case .isType(let operand, let type):
+            return .bool(try evaluate(operand, scope, lexical: lexical).is(type))
+        }
+    }
+
+    /// `&&` and `||`: the left side decides if it can; an error on one side is absorbed when the other
+    /// side decides; otherwise both must be booleans.
+    private func logical(
+        isAnd: Bool, _ lhs: Expression, _ rhs: Expression, _ scope: Scope, lexical: Int
+    ) throws(RuleError) -> RuleValue {
+        let decisive = !isAnd
+        let left: Result<Bool, RuleError>
+        do {
+            switch try evaluate(lhs, scope, lexical: lexical) {
+            case .bool(let value):
+                if value == decisive { return .bool(decisive) }
+                left = .success(value)
+            case let value:
+                left = .failure(RuleError("\(isAnd ? "&&" : "||") operand must be a bool, got \(value.typeName)"))
+            }
+        } catch {
+            left = .failure(error)
+        }
+        let right = try evaluate(rhs, scope, lexical: lexical)
+        guard case .bool(let value) = right else {
+            throw RuleError("\(isAnd ? "&&" : "||") operand must be a bool, got \(right.typeName)")
+        }
+        if value == decisive { return .bool(decisive) }
+        switch left {
+        case .success: return .bool(value)
+        case .failure(let error): throw error
+        }
+    }
+
+    /// `target.name`: a map's key, else a property of the type.
+    private func member(_ target: RuleValue, _ name: String) throws(RuleError) -> RuleValue {
+        switch target {
+        case .map(let map):
+            guard let value = map[name] else { throw RuleError("Property \(name) is undefined on object.") }
+            return value
+        case .null:
+            throw RuleError("Null value error. (accessing '\(name)')")
+        default:
+            return try Stdlib.property(target, name)
+        }
+    }
+
+    /// A path literal: text segments as written, `$(expr)` spliced (a path adds all its segments).
+    private func path(_ segments: [PathLiteralSegment], _ scope: Scope, lexical: Int) throws(RuleError) -> RulePath {
+        var result: [String] = []
+        for segment in segments {
+            switch segment {
+            case .text(let text):
+                result.append(contentsOf: text.split(separator: "/").map(String.init))
+            case .interpolation(let expression):
+                switch try evaluate(expression, scope, lexical: lexical) {
+                case .string(let text): result.append(text)
+                case .int(let number): result.append(String(number))
+                case .path(let path): result.append(contentsOf: path.segments)
+                case let value: throw RuleError("cannot use a \(value.typeName) in a path")
+                }
+            }
+        }
+        return RulePath(segments: result)
+    }
+}
+
+/// What one decision accumulates while it evaluates: documents read and the current call depth.
+final class EvaluationState {
+    var documentsRead: Set<RulePath> = []
+    var callDepth = 0
+}

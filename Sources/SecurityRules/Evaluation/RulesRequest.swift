@@ -1,0 +1,52 @@
+/// Which rules service a ruleset or request belongs to.
+public enum RulesService: String, Sendable, Hashable {
+    /// `service cloud.firestore`: paths `/databases/{db}/documents/...`.
+    case firestore = "cloud.firestore"
+    /// `service firebase.storage`: paths `/b/{bucket}/o/...`.
+    case storage = "firebase.storage"
+}
+
+/// One request to decide: what is asked, on which path, with `request` and `resource` bound by the caller.
+public struct RulesRequest: Sendable {
+    /// The service whose rules apply.
+    public var service: RulesService
+    /// The full path matched against `match` blocks, e.g. `/databases/(default)/documents/users/alice` or
+    /// `/b/my-bucket/o/images/a.png`.
+    public var path: RulePath
+    /// The concrete method: `get`, `list`, `create`, `update` or `delete`.
+    public var method: RuleMethod
+    /// The `request` variable (a map: `auth`, `method`, `path`, `time`, `resource`, `query`, ...).
+    public var request: RuleValue
+    /// The `resource` variable (the existing document or object, or `null`).
+    public var resource: RuleValue
+
+    /// Creates a request.
+    public init(service: RulesService, path: RulePath, method: RuleMethod, request: RuleValue, resource: RuleValue) {
+        self.service = service
+        self.path = path
+        self.method = method
+        self.request = request
+        self.resource = resource
+    }
+}
+
+/// The data a ruleset may read while deciding: Firestore documents for `get()`/`exists()` (and their
+/// `...After()` forms), and Storage's `firestore.get()`/`firestore.exists()`.
+///
+/// Documents are returned as the rules see them: a map `{data, id, __name__}` (see `RuleValue.document`).
+public protocol RulesDataSource: Sendable {
+    /// The document at `path` (`/databases/{db}/documents/...`) as it is now; `nil` if it does not exist.
+    func document(at path: RulePath) -> RuleValue?
+    /// The document at `path` as it would be if the request's writes succeed; `nil` if it would not exist.
+    func documentAfter(at path: RulePath) -> RuleValue?
+}
+
+/// A data source with no documents.
+public struct NoRulesData: RulesDataSource {
+    /// Creates the empty source.
+    public init() {}
+    /// Always `nil`.
+    public func document(at path: RulePath) -> RuleValue? { nil }
+    /// Always `nil`.
+    public func documentAfter(at path: RulePath) -> RuleValue? { nil }
+}
