@@ -87,6 +87,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Prints rules decisions per second: `swift run -c release RulesBenchmark`.
+        .executableTarget(
+            name: "RulesBenchmark",
+            dependencies: ["SecurityRules"],
+            path: "Benchmarks/RulesBenchmark",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EmulatorCoreTests",
             dependencies: ["EmulatorCore"],
