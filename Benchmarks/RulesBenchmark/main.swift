@@ -83,6 +83,9 @@ func compile(_ text: String, _ name: String) -> CompiledRuleset {
 
 func auth(_ uid: String) -> RuleValue { .map(["uid": .string(uid), "token": .map(["sub": .string(uid)])]) }
 
+/// How long each measurement runs (`BENCH_SECONDS`, default 2).
+let duration = Duration.seconds(Double(ProcessInfo.processInfo.environment["BENCH_SECONDS"] ?? "") ?? 2)
+
 func measure(_ label: String, _ ruleset: CompiledRuleset, _ requests: [(RulesRequest, Bool)]) {
     let data = ChatData()
     for (request, expected) in requests where ruleset.evaluate(request, data: data).allowed != expected {
@@ -92,7 +95,7 @@ func measure(_ label: String, _ ruleset: CompiledRuleset, _ requests: [(RulesReq
     var decisions = 0
     let start = ContinuousClock.now
     var elapsed = Duration.zero
-    while elapsed < .seconds(2) {
+    while elapsed < duration {
         for (request, _) in requests { _ = ruleset.evaluate(request, data: data) }
         decisions += requests.count
         elapsed = ContinuousClock.now - start

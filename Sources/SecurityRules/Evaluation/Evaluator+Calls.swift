@@ -101,7 +101,7 @@ extension Evaluator {
             guard state.documentsRead.count < accessLimit else {
                 throw RuleError("Exceeded maximum of \(accessLimit) document access calls per request.")
             }
-            state.documentsRead.insert(path)
+            state.documentsRead.append(path)
         }
         return after ? data.documentAfter(at: path) : data.document(at: path)
     }

@@ -134,7 +134,11 @@ struct Evaluator {
         for segment in segments {
             switch segment {
             case .text(let text):
-                result.append(contentsOf: text.split(separator: "/").map(String.init))
+                if text.utf8.contains(UInt8(ascii: "/")) {
+                    result.append(contentsOf: text.split(separator: "/").map(String.init))
+                } else {
+                    result.append(text)
+                }
             case .interpolation(let expression):
                 switch try evaluate(expression, scope, lexical: lexical) {
                 case .string(let text): result.append(text)
@@ -150,6 +154,7 @@ struct Evaluator {
 
 /// What one decision accumulates while it evaluates: documents read and the current call depth.
 final class EvaluationState {
-    var documentsRead: Set<RulePath> = []
+    /// Distinct documents read so far (a handful at most, so a list beats hashing).
+    var documentsRead: [RulePath] = []
     var callDepth = 0
 }

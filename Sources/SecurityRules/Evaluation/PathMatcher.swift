@@ -13,46 +13,55 @@ struct PathMatcher {
     /// Every block (in source order, outer before inner) that matches `path` exactly.
     func matches(_ blocks: [RuleProgram.Match], _ path: RulePath) -> [Candidate] {
         var found: [Candidate] = []
-        visit(blocks, path.segments[...], [], into: &found)
+        var bindings: [(String, RuleValue)] = []
+        visit(blocks, path.segments, from: 0, &bindings, into: &found)
         return found
     }
 
     private func visit(
-        _ blocks: [RuleProgram.Match], _ rest: ArraySlice<String>, _ bindings: [(String, RuleValue)],
+        _ blocks: [RuleProgram.Match], _ path: [String], from start: Int, _ bindings: inout [(String, RuleValue)],
         into found: inout [Candidate]
     ) {
         for block in blocks {
-            consume(block.pattern[...], rest, bindings) { remaining, bound in
-                if remaining.isEmpty { found.append(Candidate(match: block, bindings: bound)) }
-                if !block.children.isEmpty { visit(block.children, remaining, bound, into: &found) }
+            consume(block, 0, path, start, &bindings) { end, bindings in
+                if end == path.count { found.append(Candidate(match: block, bindings: bindings)) }
+                if !block.children.isEmpty { visit(block.children, path, from: end, &bindings, into: &found) }
             }
         }
     }
 
-    /// Calls `next` with every way `pattern` can consume a prefix of `rest`.
+    /// Calls `next` with every end position at which `block.pattern[patternIndex...]` can consume
+    /// `path[position...]`, with the wildcards bound on the way (pushed and popped on `bindings`).
     private func consume(
-        _ pattern: ArraySlice<PathPatternSegment>, _ rest: ArraySlice<String>, _ bindings: [(String, RuleValue)],
-        _ next: (ArraySlice<String>, [(String, RuleValue)]) -> Void
+        _ block: RuleProgram.Match, _ patternIndex: Int, _ path: [String], _ position: Int,
+        _ bindings: inout [(String, RuleValue)], _ next: (Int, inout [(String, RuleValue)]) -> Void
     ) {
-        guard let segment = pattern.first else {
-            next(rest, bindings)
-            return
-        }
-        let tail = pattern.dropFirst()
-        switch segment {
-        case .literal(let text):
-            guard let first = rest.first, first == text else { return }
-            consume(tail, rest.dropFirst(), bindings, next)
-        case .variable(let name):
-            guard let first = rest.first else { return }
-            consume(tail, rest.dropFirst(), bindings + [(name, .string(first))], next)
-        case .recursive(let name):
-            let minimum = version == .v2 ? 0 : 1
-            guard rest.count >= minimum else { return }
-            for count in stride(from: rest.count, through: minimum, by: -1) {
-                let taken = RulePath(segments: Array(rest.prefix(count)))
-                consume(tail, rest.dropFirst(count), bindings + [(name, .path(taken))], next)
+        var patternIndex = patternIndex
+        var position = position
+        let pushed = bindings.count
+        defer { bindings.removeSubrange(pushed...) }
+        let pattern = block.pattern
+        while patternIndex < pattern.count {
+            switch pattern[patternIndex] {
+            case .literal(let text):
+                guard position < path.count, path[position] == text else { return }
+            case .variable(let name):
+                guard position < path.count else { return }
+                bindings.append((name, .string(path[position])))
+            case .recursive(let name):
+                let minimum = version == .v2 ? 0 : 1
+                let available = path.count - position
+                guard available >= minimum else { return }
+                for count in stride(from: available, through: minimum, by: -1) {
+                    bindings.append((name, .path(RulePath(segments: Array(path[position..<position + count])))))
+                    consume(block, patternIndex + 1, path, position + count, &bindings, next)
+                    bindings.removeLast()
+                }
+                return
             }
+            patternIndex += 1
+            position += 1
         }
+        next(position, &bindings)
     }
 }
