@@ -11,8 +11,29 @@ struct Checker {
         self.program = program
     }
 
+    /// Production's limits on functions (Firestore quotas).
+    static let maximumParameters = 7
+    static let maximumBindings = 10
+
     mutating func check() {
         for match in program.matches { check(match, wildcards: []) }
+        for function in program.functions {
+            let declaration = function.declaration
+            if declaration.parameters.count > Self.maximumParameters {
+                diagnostics.append(
+                    Diagnostic(
+                        .error,
+                        "function '\(declaration.name)' has \(declaration.parameters.count) parameters; at most \(Self.maximumParameters) are allowed",
+                        fileName: function.fileName, at: declaration.location))
+            }
+            if declaration.bindings.count > Self.maximumBindings {
+                diagnostics.append(
+                    Diagnostic(
+                        .error,
+                        "function '\(declaration.name)' has \(declaration.bindings.count) let bindings; at most \(Self.maximumBindings) are allowed",
+                        fileName: function.fileName, at: declaration.location))
+            }
+        }
         for function in program.functions {
             var names = Set(function.declaration.parameters).union(wildcards(visibleFrom: function.scope))
             for binding in function.declaration.bindings {
@@ -62,7 +83,7 @@ struct Checker {
                 for case .interpolation(let inner) in segments { visit(inner) }
             case .identifier(let name):
                 if !names.contains(name), !Self.globals.contains(name) {
-                    report(.error, "undefined variable '\(name)'", node)
+                    report(.warning, "Invalid variable name: \(name).", node)
                 }
             case .member(let target, _): visit(target)
             case .index(let target, let index):
@@ -101,8 +122,8 @@ struct Checker {
     private mutating func checkCall(
         _ callee: Expression, _ count: Int, names: Set<String>, lexical: Int, fileName: String, at node: Expression
     ) {
-        func report(_ message: String) {
-            diagnostics.append(Diagnostic(.error, message, fileName: fileName, at: node.location))
+        func report(_ message: String, _ severity: Diagnostic.Severity = .error) {
+            diagnostics.append(Diagnostic(severity, message, fileName: fileName, at: node.location))
         }
         switch callee.kind {
         case .identifier(let name):
@@ -114,7 +135,7 @@ struct Checker {
             } else if let arity = Evaluator.dataFunctions[name] ?? Stdlib.functionArities[name] {
                 if !arity.contains(count) { report(arityMessage(name, arity, count)) }
             } else {
-                report("unknown function '\(name)'")
+                report("Invalid function name: \(name).", .warning)
             }
         case .member(let target, let name):
             guard isNamespace(target, names), case .identifier(let namespace) = target.kind else { return }
@@ -122,9 +143,9 @@ struct Checker {
             if let arity = Evaluator.dataFunctions[qualified] ?? Stdlib.functionArities[qualified] {
                 if !arity.contains(count) { report(arityMessage(qualified, arity, count)) }
             } else if Stdlib.namespaces.contains(namespace) || namespace == "firestore" {
-                report("unknown function '\(qualified)'")
+                report("Invalid function name: \(qualified).", .warning)
             } else {
-                report("undefined variable '\(namespace)'")
+                report("Invalid variable name: \(namespace).", .warning)
             }
         default:
             break
@@ -136,8 +157,8 @@ struct Checker {
         return "function '\(name)' takes \(expected) argument\(arity.upperBound == 1 ? "" : "s"), got \(count)"
     }
 
-    /// Functions that call themselves, directly or through others: production limits the call depth, so
-    /// such rules can only fail; warn where the cycle starts.
+    /// Functions that call themselves, directly or through others: production allows no recursive or
+    /// cyclical calls, so such a call fails at run time; warn where the cycle starts.
     private mutating func checkRecursion() {
         var calls: [[Int]] = []
         for function in program.functions {
@@ -165,7 +186,7 @@ struct Checker {
                     diagnostics.append(
                         Diagnostic(
                             .warning,
-                            "function '\(function.declaration.name)' is recursive; calls deeper than \(Evaluator.maximumCallDepth) fail",
+                            "function '\(function.declaration.name)' is recursive; recursive and cyclical calls are not allowed and fail when evaluated",
                             fileName: function.fileName, at: function.declaration.location))
                     break
                 }

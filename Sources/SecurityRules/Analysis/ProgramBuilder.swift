@@ -8,6 +8,13 @@ struct ProgramBuilder {
     }
 
     mutating func add(_ file: RulesFile) {
+        if file.version == .v1 {
+            diagnostics.append(
+                Diagnostic(
+                    .warning,
+                    "Ruleset uses old version (version [1]). Please update to the latest version (version [2]): add rules_version = '2'; at the top.",
+                    fileName: file.fileName, at: SourceLocation(line: 1, column: 1)))
+        }
         for service in file.services {
             guard let kind = RulesService(rawValue: service.name) else {
                 diagnostics.append(
@@ -31,8 +38,8 @@ struct ProgramBuilder {
             if program.scopes[index].functions[function.name] != nil {
                 diagnostics.append(
                     Diagnostic(
-                        .error, "function '\(function.name)' is declared twice in the same scope", fileName: fileName,
-                        at: function.location))
+                        .error, "Function is already defined. ('\(function.name)' is declared twice in the same scope)",
+                        fileName: fileName, at: function.location))
                 continue
             }
             program.scopes[index].functions[function.name] = program.functions.count

@@ -51,11 +51,15 @@ extension Evaluator {
         for (name, argument) in zip(declaration.parameters, arguments) {
             inner.bind(name, try evaluate(argument, scope, lexical: lexical))
         }
-        guard state.callDepth < Self.maximumCallDepth else {
+        guard state.activeFunctions.count < Self.maximumCallDepth else {
             throw RuleError("Maximum function call depth (\(Self.maximumCallDepth)) exceeded.")
         }
-        state.callDepth += 1
-        defer { state.callDepth -= 1 }
+        let identity = FunctionIdentity(scope: function.scope, name: declaration.name)
+        guard !state.activeFunctions.contains(identity) else {
+            throw RuleError("Recursive call of function '\(declaration.name)': recursive and cyclical calls are not allowed.")
+        }
+        state.activeFunctions.append(identity)
+        defer { state.activeFunctions.removeLast() }
         for binding in declaration.bindings {
             inner.bind(binding.name, try evaluate(binding.value, inner, lexical: function.scope))
         }

@@ -156,5 +156,12 @@ struct Evaluator {
 final class EvaluationState {
     /// Distinct documents read so far (a handful at most, so a list beats hashing).
     var documentsRead: [RulePath] = []
-    var callDepth = 0
+    /// The user functions being evaluated, outermost first.
+    var activeFunctions: [FunctionIdentity] = []
+}
+
+/// A user function, by the scope that declares it and its name.
+struct FunctionIdentity: Equatable {
+    var scope: Int
+    var name: String
 }
