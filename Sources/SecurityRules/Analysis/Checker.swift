@@ -43,6 +43,67 @@ struct Checker {
             check(function.declaration.body, names: names, lexical: function.scope, fileName: function.fileName)
         }
         checkRecursion()
+        checkUnused()
+    }
+
+    /// Production's warnings for functions nothing calls and parameters a function never reads.
+    private mutating func checkUnused() {
+        var called: Set<Int> = []
+        func collectCalls(in expression: Expression, from lexical: Int, excluding own: Int?) {
+            var pending = [expression]
+            while let node = pending.popLast() {
+                if case .call(let callee, _) = node.kind, case .identifier(let name) = callee.kind,
+                    let index = functionIndex(named: name, from: lexical), index != own
+                {
+                    called.insert(index)
+                }
+                pending += node.kind.children
+            }
+        }
+        func visit(_ matches: [RuleProgram.Match]) {
+            for match in matches {
+                for allow in match.allows {
+                    if let condition = allow.condition { collectCalls(in: condition, from: match.scope, excluding: nil) }
+                }
+                visit(match.children)
+            }
+        }
+        visit(program.matches)
+        for (index, function) in program.functions.enumerated() {
+            for expression in function.declaration.bindings.map(\.value) + [function.declaration.body] {
+                collectCalls(in: expression, from: function.scope, excluding: index)
+            }
+        }
+        for (index, function) in program.functions.enumerated() {
+            let declaration = function.declaration
+            if !called.contains(index) {
+                diagnostics.append(
+                    Diagnostic(
+                        .warning, "Unused function: \(declaration.name).", fileName: function.fileName,
+                        at: declaration.nameLocation))
+            }
+            var used: Set<String> = []
+            var pending = declaration.bindings.map(\.value) + [declaration.body]
+            while let node = pending.popLast() {
+                if case .identifier(let name) = node.kind { used.insert(name) }
+                pending += node.kind.children
+            }
+            for (parameter, location) in zip(declaration.parameters, declaration.parameterLocations)
+            where !used.contains(parameter) {
+                diagnostics.append(
+                    Diagnostic(.warning, "Unused variable: \(parameter).", fileName: function.fileName, at: location))
+            }
+        }
+    }
+
+    /// The index in `program.functions` of the function `name` resolves to from `lexical`.
+    private func functionIndex(named name: String, from lexical: Int) -> Int? {
+        var current: Int? = lexical
+        while let scope = current {
+            if let index = program.scopes[scope].functions[name] { return index }
+            current = program.scopes[scope].parent
+        }
+        return nil
     }
 
     /// The wildcard names bound by the blocks enclosing lexical scope `scope`.
@@ -166,10 +227,7 @@ struct Checker {
             var expressions = function.declaration.bindings.map(\.value) + [function.declaration.body]
             while let node = expressions.popLast() {
                 if case .call(let callee, _) = node.kind, case .identifier(let name) = callee.kind,
-                    let target = program.function(named: name, from: function.scope),
-                    let index = program.functions.firstIndex(where: {
-                        $0.declaration.location == target.declaration.location && $0.fileName == target.fileName
-                    })
+                    let index = functionIndex(named: name, from: function.scope)
                 {
                     callees.append(index)
                 }

@@ -86,6 +86,10 @@ public struct FunctionDeclaration: Sendable {
     public var body: Expression
     /// Where the `function` keyword is.
     public var location: SourceLocation
+    /// Where the function's name is.
+    public var nameLocation: SourceLocation
+    /// Where each parameter's name is.
+    public var parameterLocations: [SourceLocation]
 }
 
 /// An expression node: what it is, where it is, and an id unique within its ruleset (for coverage).
@@ -151,7 +155,8 @@ public enum UnaryOperator: String, Sendable {
     case negate = "-"
 }
 
-/// Infix operators, by precedence (lowest first): `||`, `&&`, `== != < <= > >= in`, `+ -`, `* / %`.
+/// Infix operators, by precedence (loosest first, as production's table): `||`, `&&`, `== !=`, (`is`),
+/// `in`, `< <= > >=`, `+ -`, `* / %`.
 public enum BinaryOperator: String, Sendable {
     case or = "||"
     case and = "&&"

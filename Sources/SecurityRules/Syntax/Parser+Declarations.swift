@@ -148,6 +148,7 @@ extension Parser {
         let location = token.location
         advance()
         var name = ""
+        let nameLocation = token.location
         if let word, !Self.reservedWords.contains(word) {
             name = word
             advance()
@@ -155,6 +156,7 @@ extension Parser {
             errorExpected("a function name after 'function'")
         }
         var parameters: [String] = []
+        var parameterLocations: [SourceLocation] = []
         if consume(.leftParen) {
             if !at(.rightParen) {
                 repeat {
@@ -163,6 +165,7 @@ extension Parser {
                         break
                     }
                     parameters.append(parameter)
+                    parameterLocations.append(token.location)
                     advance()
                 } while consume(.comma)
             }
@@ -173,7 +176,7 @@ extension Parser {
         let (bindings, body) = parseFunctionBody(of: name)
         return FunctionDeclaration(
             name: name, parameters: parameters, bindings: bindings, body: body ?? placeholder(at: location),
-            location: location)
+            location: location, nameLocation: nameLocation, parameterLocations: parameterLocations)
     }
 
     /// `{ ('let' name '=' expression ';')* 'return' expression ';' }`.
