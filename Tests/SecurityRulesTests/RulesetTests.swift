@@ -98,3 +98,28 @@ import Testing
         #expect(results.filter { $0 }.count == 100)
     }
 }
+
+@Suite struct RulesCacheTests {
+    @Test func sameTextCompilesOnce() {
+        let cache = RulesCache()
+        let source = RulesSource(fileName: "a.rules", text: "rules_version = '2'; service cloud.firestore { match /{d=**} { allow read; } }")
+        let first = cache.compilation(of: [source])
+        let second = cache.compilation(of: [source])
+        #expect(first.ruleset === second.ruleset)
+        var changed = source
+        changed.text += "\n"
+        #expect(cache.compilation(of: [changed]).ruleset !== first.ruleset)
+    }
+
+    @Test func longConditionChainsEvaluateWithoutExhaustingTheStack() throws {
+        let chain = Array(repeating: "request.auth != null", count: 900).joined(separator: " && ")
+        let text = "rules_version = '2'; service cloud.firestore { match /databases/{d}/documents/{x} { allow read: if \(chain); } }"
+        let compilation = RulesCompiler.compile(RulesSource(fileName: "long.rules", text: text))
+        let ruleset = try #require(compilation.ruleset, "\(compilation.diagnostics.prefix(3))")
+        let decision = ruleset.evaluate(
+            RulesRequest(
+                service: .firestore, path: RulePath("/databases/(default)/documents/x"), method: .get,
+                request: .map(["auth": .map(["uid": .string("u")])]), resource: .null))
+        #expect(decision.allowed)
+    }
+}

@@ -140,6 +140,11 @@ struct Evaluator {
                     result.append(text)
                 }
             case .interpolation(let expression):
+                // An unbound name stays a `$(name)` placeholder for `path.bind()` to fill in.
+                if case .identifier(let name) = expression.kind, scope.lookup(name) == nil {
+                    result.append("$(\(name))")
+                    continue
+                }
                 switch try evaluate(expression, scope, lexical: lexical) {
                 case .string(let text): result.append(text)
                 case .int(let number): result.append(String(number))
