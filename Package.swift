@@ -62,6 +62,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Cloud Firestore emulator: store, query engine and REST (gRPC and listeners come next).
+        .target(
+            name: "FirestoreEmulator",
+            dependencies: [
+                "EmulatorCore",
+                "EmulatorHTTP",
+                "SecurityRules",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Suite",
             dependencies: [
@@ -112,6 +123,11 @@ let package = Package(
                 "EmulatorCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FirestoreEmulatorTests",
+            dependencies: ["FirestoreEmulator", "EmulatorCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

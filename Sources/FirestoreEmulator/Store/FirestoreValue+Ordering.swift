@@ -1,0 +1,102 @@
+extension FirestoreValue: Comparable {
+    /// Firestore's total order of values (the order of `orderBy` and cursors).
+    static func < (lhs: FirestoreValue, rhs: FirestoreValue) -> Bool {
+        compare(lhs, rhs) < 0
+    }
+
+    /// -1, 0 or 1: type order first, then within the type (numbers by value with NaN lowest, strings by
+    /// UTF-8 bytes, references segment by segment, arrays element-wise then by length, vectors by length
+    /// first, maps key by key).
+    static func compare(_ lhs: FirestoreValue, _ rhs: FirestoreValue) -> Int {
+        let leftType = lhs.typeOrder
+        let rightType = rhs.typeOrder
+        if leftType != rightType { return leftType < rightType ? -1 : 1 }
+        switch (lhs, rhs) {
+        case (.null, .null): return 0
+        case (.boolean(let a), .boolean(let b)): return a == b ? 0 : (a ? 1 : -1)
+        case (.integer(let a), .integer(let b)): return a == b ? 0 : (a < b ? -1 : 1)
+        case (.double(let a), .double(let b)): return compareDoubles(a, b)
+        case (.integer(let a), .double(let b)): return compare(integer: a, double: b)
+        case (.double(let a), .integer(let b)): return -compare(integer: b, double: a)
+        case (.timestamp(let s1, let n1), .timestamp(let s2, let n2)):
+            return s1 != s2 ? (s1 < s2 ? -1 : 1) : (n1 == n2 ? 0 : (n1 < n2 ? -1 : 1))
+        case (.string(let a), .string(let b)): return compareBytes(Array(a.utf8), Array(b.utf8))
+        case (.bytes(let a), .bytes(let b)): return compareBytes(a, b)
+        case (.reference(let a), .reference(let b)): return compareReferences(a, b)
+        case (.geoPoint(let la, let lo), .geoPoint(let lb, let lob)):
+            let latitude = compareDoubles(la, lb)
+            return latitude != 0 ? latitude : compareDoubles(lo, lob)
+        case (.array(let a), .array(let b)): return compareArrays(a, b)
+        case (.map(let a), .map(let b)):
+            if isVector(a), isVector(b) { return compareVectors(a, b) }
+            return compareMaps(a, b)
+        default: return 0
+        }
+    }
+
+    /// Doubles with NaN lowest and NaN equal to NaN; -0 equals 0.
+    private static func compareDoubles(_ a: Double, _ b: Double) -> Int {
+        if a.isNaN { return b.isNaN ? 0 : -1 }
+        if b.isNaN { return 1 }
+        return a == b ? 0 : (a < b ? -1 : 1)
+    }
+
+    private static func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        for (x, y) in zip(a, b) where x != y { return x < y ? -1 : 1 }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    }
+
+    /// References compare segment by segment; within a segment, `__id<n>__` numeric ids come first in
+    /// numeric order, then UTF-8 byte order.
+    static func compareReferences(_ a: String, _ b: String) -> Int {
+        let left = a.split(separator: "/", omittingEmptySubsequences: false)
+        let right = b.split(separator: "/", omittingEmptySubsequences: false)
+        for (x, y) in zip(left, right) {
+            let result = compareSegments(x, y)
+            if result != 0 { return result }
+        }
+        return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
+    }
+
+    static func compareSegments(_ a: Substring, _ b: Substring) -> Int {
+        switch (numericID(a), numericID(b)) {
+        case (let x?, let y?): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.some, nil): return -1
+        case (nil, .some): return 1
+        case (nil, nil): return compareBytes(Array(a.utf8), Array(b.utf8))
+        }
+    }
+
+    private static func numericID(_ segment: Substring) -> Int64? {
+        guard segment.hasPrefix("__id"), segment.hasSuffix("__"), segment.count > 6 else { return nil }
+        return Int64(segment.dropFirst(4).dropLast(2))
+    }
+
+    private static func compareArrays(_ a: [FirestoreValue], _ b: [FirestoreValue]) -> Int {
+        for (x, y) in zip(a, b) {
+            let result = compare(x, y)
+            if result != 0 { return result }
+        }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    }
+
+    private static func compareVectors(_ a: [String: FirestoreValue], _ b: [String: FirestoreValue]) -> Int {
+        guard case .array(let left)? = a["value"], case .array(let right)? = b["value"] else {
+            return compareMaps(a, b)
+        }
+        if left.count != right.count { return left.count < right.count ? -1 : 1 }
+        return compareArrays(left, right)
+    }
+
+    private static func compareMaps(_ a: [String: FirestoreValue], _ b: [String: FirestoreValue]) -> Int {
+        let leftKeys = a.keys.sorted { compareBytes(Array($0.utf8), Array($1.utf8)) < 0 }
+        let rightKeys = b.keys.sorted { compareBytes(Array($0.utf8), Array($1.utf8)) < 0 }
+        for (x, y) in zip(leftKeys, rightKeys) {
+            let keys = compareBytes(Array(x.utf8), Array(y.utf8))
+            if keys != 0 { return keys }
+            let values = compare(a[x]!, b[y]!)
+            if values != 0 { return values }
+        }
+        return leftKeys.count == rightKeys.count ? 0 : (leftKeys.count < rightKeys.count ? -1 : 1)
+    }
+}

@@ -1,0 +1,70 @@
+import EmulatorCore
+import Testing
+
+@testable import FirestoreEmulator
+
+@Suite struct FirestoreValueTests {
+    @Test func crossTypeOrderFollowsTypeOrder() {
+        let ascending: [FirestoreValue] = [
+            .null, .boolean(false), .boolean(true), .double(.nan), .double(-.infinity), .integer(-1), .double(0.5),
+            .integer(1), .timestamp(seconds: 0, nanos: 1), .string("a"), .string("b"), .bytes([0]),
+            .reference("projects/p/databases/(default)/documents/c/a"), .geoPoint(latitude: 0, longitude: 0),
+            .array([.integer(1)]), .array([.integer(1), .integer(2)]), .map(["a": .integer(1)]),
+        ]
+        for (index, value) in ascending.enumerated() {
+            for later in ascending[(index + 1)...] {
+                #expect(FirestoreValue.compare(value, later) < 0, "\(value) < \(later)")
+                #expect(FirestoreValue.compare(later, value) > 0)
+            }
+        }
+    }
+
+    @Test func numbersCompareAcrossIntegerAndDouble() {
+        #expect(FirestoreValue.integer(1) == .double(1.0))
+        #expect(FirestoreValue.compare(.integer(1), .double(1.0)) == 0)
+        #expect(FirestoreValue.double(.nan) != .double(.nan))
+        #expect(FirestoreValue.compare(.double(.nan), .double(.nan)) == 0)
+        #expect(FirestoreValue.compare(.integer(Int64.max), .double(9.223372036854775807e18)) < 0)
+        #expect(FirestoreValue.compare(.double(-0.0), .double(0.0)) == 0)
+    }
+
+    @Test func stringsOrderByUTF8Bytes() {
+        // U+FF5E (3 UTF-8 bytes) sorts after U+1F600 in UTF-16 but before it in UTF-8.
+        #expect(FirestoreValue.compare(.string("\u{FF5E}"), .string("\u{1F600}")) < 0)
+    }
+
+    @Test func referencesOrderSegmentwiseWithNumericIDsFirst() {
+        let base = "projects/p/databases/d/documents/c/"
+        #expect(FirestoreValue.compare(.reference(base + "__id2__"), .reference(base + "__id10__")) < 0)
+        #expect(FirestoreValue.compare(.reference(base + "__id10__"), .reference(base + "a")) < 0)
+        #expect(FirestoreValue.compare(.reference(base + "a"), .reference(base + "a/sub/x")) < 0)
+    }
+
+    @Test func jsonRoundTrips() throws {
+        let values: [FirestoreValue] = [
+            .null, .boolean(true), .integer(-42), .double(1.5), .double(.infinity), .string("hé"), .bytes([1, 2, 255]),
+            .timestamp(seconds: 1_700_000_000, nanos: 123_456_000), .reference("projects/p/databases/(default)/documents/a/b"),
+            .geoPoint(latitude: 1, longitude: -2), .array([.integer(1), .string("x")]), .map(["k": .array([])]),
+        ]
+        for value in values {
+            let decoded = try FirestoreValue(json: value.json)
+            #expect(FirestoreValue.compare(decoded, value) == 0, "\(value.json.serialized())")
+        }
+        #expect(FirestoreValue.integer(7).json == ["integerValue": "7"])
+        #expect(try FirestoreValue(json: ["integerValue": 7]) == .integer(7))
+        #expect(try FirestoreValue(json: ["doubleValue": "NaN"]).isNaN)
+        #expect(
+            FirestoreValue.timestamp(seconds: 1_704_164_645, nanos: 123_456_000).json
+                == ["timestampValue": "2024-01-02T03:04:05.123456Z"])
+        #expect(try FirestoreValue(json: ["timestampValue": "2024-01-02T03:04:05.1Z"]) == .timestamp(seconds: 1_704_164_645, nanos: 100_000_000))
+    }
+
+    @Test func invalidValuesAreInvalidArgument() {
+        for bad: JSONValue in [
+            [:], ["integerValue": "x"], ["stringValue": 1], ["fooValue": 1], ["booleanValue": true, "stringValue": "a"],
+            ["timestampValue": "yesterday"],
+        ] {
+            #expect(throws: APIError.self) { try FirestoreValue(json: bad) }
+        }
+    }
+}
