@@ -1,0 +1,109 @@
+import EmulatorCore
+
+/// A database: `projects/{project}/databases/{database}`.
+struct DatabaseName: Sendable, Hashable, CustomStringConvertible {
+    var project: String
+    var database: String
+
+    /// The default database's id.
+    static let defaultDatabase = "(default)"
+
+    /// `projects/{project}/databases/{database}`.
+    var description: String { "projects/\(project)/databases/\(database)" }
+
+    /// `projects/{project}/databases/{database}/documents`, the root of every document name.
+    var documentsRoot: String { description + "/documents" }
+}
+
+/// A path below a database's documents root: `users/alice` (a document, even length) or
+/// `users/alice/posts` (a collection, odd length). The empty path is the root.
+struct DocumentPath: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The segments, alternating collection id and document id.
+    var segments: [String]
+
+    /// The most segments production allows (100 levels of subcollections).
+    static let maximumDepth = 200
+
+    /// A path of `segments`.
+    init(segments: [String]) {
+        self.segments = segments
+    }
+
+    /// Whether the path names a document (non-empty, even number of segments).
+    var isDocument: Bool { !segments.isEmpty && segments.count.isMultiple(of: 2) }
+
+    /// Whether the path names a collection (odd number of segments).
+    var isCollection: Bool { !segments.count.isMultiple(of: 2) }
+
+    /// The last segment: a document id or a collection id.
+    var lastSegment: String? { segments.last }
+
+    /// The path one level up.
+    var parent: DocumentPath { DocumentPath(segments: Array(segments.dropLast())) }
+
+    /// This path with `segment` appended.
+    func appending(_ segment: String) -> DocumentPath { DocumentPath(segments: segments + [segment]) }
+
+    /// Whether `self` is an ancestor of (or equal to) `other`.
+    func isPrefix(of other: DocumentPath) -> Bool {
+        other.segments.count >= segments.count && Array(other.segments.prefix(segments.count)) == segments
+    }
+
+    /// `users/alice`.
+    var description: String { segments.joined(separator: "/") }
+
+    /// Document order: segment by segment as references order, shorter first.
+    static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool {
+        for (a, b) in zip(lhs.segments, rhs.segments) {
+            let result = FirestoreValue.compareSegments(Substring(a), Substring(b))
+            if result != 0 { return result < 0 }
+        }
+        return lhs.segments.count < rhs.segments.count
+    }
+
+    /// The full resource name in `database`.
+    func name(in database: DatabaseName) -> String {
+        segments.isEmpty ? database.documentsRoot : database.documentsRoot + "/" + description
+    }
+}
+
+extension DocumentPath {
+    /// Splits a resource name `projects/{p}/databases/{d}/documents[/...]` into its database and path,
+    /// validating every id; errors are production's INVALID_ARGUMENT messages.
+    static func parse(resourceName name: String) throws(APIError) -> (DatabaseName, DocumentPath) {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases", parts[4] == "documents",
+            !parts[1].isEmpty, !parts[3].isEmpty
+        else {
+            throw .invalidArgument("Invalid resource name \"\(name)\": expected projects/{project}/databases/{database}/documents/...")
+        }
+        let segments = Array(parts.dropFirst(5))
+        for segment in segments { try validateID(segment) }
+        guard segments.count <= maximumDepth else {
+            throw .invalidArgument("Document name \"\(name)\" has too many path segments (at most \(maximumDepth)).")
+        }
+        return (DatabaseName(project: parts[1], database: parts[3]), DocumentPath(segments: segments))
+    }
+
+    /// Parses the name of a document (even number of segments below the root).
+    static func parse(documentName name: String) throws(APIError) -> (DatabaseName, DocumentPath) {
+        let (database, path) = try parse(resourceName: name)
+        guard path.isDocument else {
+            throw .invalidArgument("Document name \"\(name)\" lacks \"/\" at index \(name.count).")
+        }
+        return (database, path)
+    }
+
+    /// Checks a collection or document id against production's rules: non-empty, at most 1,500 UTF-8
+    /// bytes, not `.` or `..`, not `__…__`, no `/`.
+    static func validateID(_ id: String) throws(APIError) {
+        if id.isEmpty { throw .invalidArgument("Resource id \"\" is invalid because it is empty.") }
+        if id.contains("/") { throw .invalidArgument("Resource id \"\(id)\" is invalid because it contains \"/\".") }
+        if id == "." || id == ".." || (id.hasPrefix("__") && id.hasSuffix("__") && id.count >= 4) {
+            throw .invalidArgument("Resource id \"\(id)\" is invalid because it is reserved.")
+        }
+        if id.utf8.count > 1500 {
+            throw .invalidArgument("Resource id \"\(id.prefix(20))...\" is invalid because it is longer than 1500 bytes.")
+        }
+    }
+}
