@@ -19,18 +19,14 @@ struct Checker {
         for match in program.matches { check(match, wildcards: []) }
         for function in program.functions {
             let declaration = function.declaration
-            if declaration.parameters.count > Self.maximumParameters {
+            let limits = [
+                (declaration.parameters.count, Self.maximumParameters, "parameters"),
+                (declaration.bindings.count, Self.maximumBindings, "let bindings"),
+            ]
+            for (count, limit, what) in limits where count > limit {
                 diagnostics.append(
                     Diagnostic(
-                        .error,
-                        "function '\(declaration.name)' has \(declaration.parameters.count) parameters; at most \(Self.maximumParameters) are allowed",
-                        fileName: function.fileName, at: declaration.location))
-            }
-            if declaration.bindings.count > Self.maximumBindings {
-                diagnostics.append(
-                    Diagnostic(
-                        .error,
-                        "function '\(declaration.name)' has \(declaration.bindings.count) let bindings; at most \(Self.maximumBindings) are allowed",
+                        .error, "function '\(declaration.name)' has \(count) \(what); at most \(limit) are allowed",
                         fileName: function.fileName, at: declaration.location))
             }
         }
