@@ -68,6 +68,21 @@ def clean_environment() -> dict[str, str]:
     return env
 
 
+def run_hearth(*args: str, cwd: Path | str, env: dict[str, str] | None = None,
+               timeout: float = 30) -> subprocess.CompletedProcess:
+    """Runs the hearth binary to completion with `args` (no stdin, output captured as text), in a clean
+    environment unless `env` is given."""
+    return subprocess.run(
+        [str(hearth_binary()), *args],
+        cwd=str(cwd),
+        env=clean_environment() if env is None else env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def port_accepts(host: str, port: int, timeout: float = 0.5) -> bool:
     """Whether a TCP connection to host:port succeeds."""
     try:

@@ -25,6 +25,7 @@ from support import (
     decode_jwt,
     hearth_binary,
     port_accepts,
+    run_hearth,
     split_address,
 )
 
@@ -51,15 +52,7 @@ DUMP_ENV = (
 
 
 def run_exec(args: list[str], command: list[str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(hearth_binary()), "exec", *args, "--", *command],
-        cwd=str(cwd),
-        env=clean_environment(),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return run_hearth("exec", *args, "--", *command, cwd=cwd, timeout=timeout)
 
 
 def free_port() -> int:
@@ -183,15 +176,7 @@ def test_port_in_use_is_one_error_line(tmp_path):
     blocker.listen()
     port = blocker.getsockname()[1]
     try:
-        result = subprocess.run(
-            [str(hearth_binary()), "start", "--port", f"auth={port}", "--port", "hub=0"],
-            cwd=str(tmp_path),
-            env=clean_environment(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        result = run_hearth("start", "--port", f"auth={port}", "--port", "hub=0", cwd=tmp_path)
     finally:
         blocker.close()
     assert result.returncode != 0
@@ -218,15 +203,7 @@ def test_port_in_use_is_one_error_line(tmp_path):
 def test_bad_config_is_one_error_line(tmp_path, config, expected):
     text = config if isinstance(config, str) else json.dumps(config)
     (tmp_path / "emulator.json").write_text(text)
-    result = subprocess.run(
-        [str(hearth_binary()), "start", *FREE_PORTS],
-        cwd=str(tmp_path),
-        env=clean_environment(),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    result = run_hearth("start", *FREE_PORTS, cwd=tmp_path)
     assert result.returncode != 0
     assert READY_LINE not in result.stdout
     lines = error_lines(result.stderr)
@@ -245,15 +222,7 @@ def test_bad_config_is_one_error_line(tmp_path, config, expected):
     ids=["unknown-only", "bad-port-value", "unknown-port-name", "bad-project"],
 )
 def test_bad_options_are_one_error_line(tmp_path, args, expected):
-    result = subprocess.run(
-        [str(hearth_binary()), "start", *FREE_PORTS, *args],
-        cwd=str(tmp_path),
-        env=clean_environment(),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    result = run_hearth("start", *FREE_PORTS, *args, cwd=tmp_path)
     assert result.returncode != 0
     lines = error_lines(result.stderr)
     assert len(lines) == 1, result.stderr
@@ -289,10 +258,8 @@ def test_exec_keeps_the_callers_environment(tmp_path):
     out = tmp_path / "env.json"
     env = clean_environment()
     env["HEARTH_CONFORMANCE_MARKER"] = "kept"
-    result = subprocess.run(
-        [str(hearth_binary()), "exec", *FREE_PORTS, "--", sys.executable, "-c", DUMP_ENV, str(out)],
-        cwd=str(tmp_path), env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
-    )
+    result = run_hearth("exec", *FREE_PORTS, "--", sys.executable, "-c", DUMP_ENV, str(out), cwd=tmp_path, env=env,
+                        timeout=60)
     assert result.returncode == 0, result.stderr
     assert json.loads(out.read_text())["env"]["HEARTH_CONFORMANCE_MARKER"] == "kept"
 
@@ -367,9 +334,6 @@ def test_exec_forwards_sigterm_to_the_command(tmp_path):
 
 
 def test_exec_without_a_command_is_a_usage_error(tmp_path):
-    result = subprocess.run(
-        [str(hearth_binary()), "exec", *FREE_PORTS],
-        cwd=str(tmp_path), env=clean_environment(), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30,
-    )
+    result = run_hearth("exec", *FREE_PORTS, cwd=tmp_path)
     assert result.returncode != 0
     assert READY_LINE not in result.stdout + result.stderr

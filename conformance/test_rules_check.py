@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from support import hearth_binary
+from support import run_hearth
 
 VALID = """rules_version = '2';
 service firebase.storage {
@@ -36,9 +36,7 @@ def check(tmp_path, *files: tuple[str, str]) -> subprocess.CompletedProcess:
         path = tmp_path / name
         path.write_text(text)
         paths.append(str(path))
-    return subprocess.run(
-        [str(hearth_binary()), "rules", "check", *paths], capture_output=True, text=True, timeout=30
-    )
+    return run_hearth("rules", "check", *paths, cwd=tmp_path)
 
 
 def test_valid_rules_pass(tmp_path):
