@@ -125,11 +125,18 @@ extension JSONValue {
 
     /// Compact JSON text with sorted keys.
     public func serialized() -> String {
+        // Encoding a JSONValue cannot fail: every case maps to a JSON primitive or container.
+        let data = (try? JSONEncoder.compact.encode(self)) ?? Data("null".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+extension JSONEncoder {
+    /// The encoder every emulator writes JSON with: compact, sorted keys, slashes unescaped.
+    public static var compact: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a JSONValue cannot fail: every case maps to a JSON primitive or container.
-        let data = (try? encoder.encode(self)) ?? Data("null".utf8)
-        return String(decoding: data, as: UTF8.self)
+        return encoder
     }
 }
 

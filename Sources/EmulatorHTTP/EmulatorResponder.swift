@@ -29,9 +29,6 @@ public struct EmulatorResponder: HTTPResponder {
             response = try await handler(request, context)
         } catch let error as APIError {
             response = .json(error.json, status: error.code)
-        } catch is NIOTooManyBytesError {
-            let error = APIError.payloadTooLarge(limit: 0)
-            response = .json(error.json, status: error.code)
         } catch {
             context.logger.error("unexpected error handling \(request.method) \(request.uri.path): \(error)")
             let wire = APIError.internal("Internal error: \(error)")

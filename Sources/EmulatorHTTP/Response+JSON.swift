@@ -10,11 +10,6 @@ extension Response {
         json(data: Data(value.serialized().utf8), status: status)
     }
 
-    /// A JSON response encoding `value`.
-    public static func json(encoding value: some Encodable, status: Int = 200) throws -> Response {
-        json(data: try JSONCoding.encoder.encode(value), status: status)
-    }
-
     /// A JSON response from already encoded bytes.
     public static func json(data: Data, status: Int = 200) -> Response {
         Response(
@@ -33,15 +28,5 @@ extension Response {
             headers: [.contentType: contentType],
             body: ResponseBody(byteBuffer: ByteBuffer(string: text))
         )
-    }
-}
-
-/// The JSON coders every HTTP edge uses.
-public enum JSONCoding {
-    /// Encodes wire types: no escaped slashes, nil optionals omitted.
-    public static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
     }
 }

@@ -121,7 +121,7 @@ enum Tokens {
     /// base64(JSON): the format of every opaque token the emulator hands out (refresh tokens, MFA pending
     /// credentials, TOTP sessions). Production's are encrypted; the emulator's are readable on purpose.
     static func opaque(_ value: some Encodable) -> String {
-        ((try? JSONCoders.compact.encode(value)) ?? Data()).base64EncodedString()
+        ((try? JSONEncoder.compact.encode(value)) ?? Data()).base64EncodedString()
     }
 
     /// Decodes an opaque token (standard or URL-safe base64); `nil` if it is not one.
@@ -161,14 +161,5 @@ enum Tokens {
             record.projectId == realm.projectID && record.tenantId == realm.tenantID,
             "INVALID_PROJECT_ID : Project ID does not match MFA pending credential.")
         return record
-    }
-}
-
-/// Shared JSON coders.
-enum JSONCoders {
-    static var compact: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
     }
 }
