@@ -18,7 +18,7 @@ enum Hub {
             case ["emulators"]:
                 return .json(emulators(suite.running))
             default:
-                throw APIError(message: "Not Found", status: .notFound)
+                throw APIError.notFound("Not Found")
             }
         }
     }

@@ -36,11 +36,13 @@ import Testing
 
     @Test func firebaseJSONFallbackIgnoresOtherProducts() throws {
         let folder = try write(
-            "firebase.json", #"{"hosting":{},"emulators":{"auth":{"port":9111},"functions":{"port":5001}}}"#)
+            "firebase.json", #"{"hosting":{},"emulators":{"auth":{"port":9111},"functions":{"port":5001},"ui":{"enabled":true}}}"#)
         try #"{"projects":{"default":"demo-rc"}}"#.write(toFile: folder + "/.firebaserc", atomically: true, encoding: .utf8)
-        let config = try SuiteConfig.load(directory: folder)
+        var config = try SuiteConfig.load(directory: folder)
         #expect(config.projectID == "demo-rc")
         #expect(config.emulators[.auth]?.port == 9111)
+        try config.apply(only: nil, project: nil, host: nil, ports: [])
+        #expect(config.emulators[.auth] != nil)
     }
 
     @Test func commandLineOptions() throws {
