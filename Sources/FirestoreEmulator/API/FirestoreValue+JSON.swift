@@ -6,7 +6,7 @@ extension FirestoreValue {
     /// Decodes a `Value` object; `field` names it in production's error messages.
     init(json: JSONValue, field: String = "value") throws(APIError) {
         guard let object = json.objectValue, object.count == 1, let (kind, payload) = object.first else {
-            throw .invalidArgument("Invalid value at '\(field)': a Value must set exactly one of its fields.")
+            throw .firestore(.invalidArgument, "Invalid value at '\(field)': a Value must set exactly one of its fields.")
         }
         switch kind {
         case "nullValue":
@@ -64,14 +64,14 @@ extension FirestoreValue {
             guard let object = payload.objectValue else { throw Self.invalid(field, kind, payload) }
             self = .map(try Self.fields(object["fields"] ?? [:], field: "\(field).fields"))
         default:
-            throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(kind)\" at '\(field)': Cannot find field.")
+            throw .firestore(.invalidArgument, "Invalid JSON payload received. Unknown name \"\(kind)\" at '\(field)': Cannot find field.")
         }
     }
 
     /// Decodes a `fields` map (`{name: Value}`).
     static func fields(_ json: JSONValue, field: String = "fields") throws(APIError) -> [String: FirestoreValue] {
         guard let object = json.objectValue else {
-            throw .invalidArgument("Invalid value at '\(field)': expected a map of field names to values.")
+            throw .firestore(.invalidArgument, "Invalid value at '\(field)': expected a map of field names to values.")
         }
         var result: [String: FirestoreValue] = [:]
         for (name, value) in object {
@@ -104,7 +104,7 @@ extension FirestoreValue {
     }
 
     private static func invalid(_ field: String, _ kind: String, _ payload: JSONValue) -> APIError {
-        .invalidArgument("Invalid value at '\(field).\(kind)' (\(kind)), \(payload.serialized())")
+        .firestore(.invalidArgument, "Invalid value at '\(field).\(kind)' (\(kind)), \(payload.serialized())")
     }
 
     /// RFC 3339 with 0–9 fractional digits and `Z` or an offset.

@@ -75,12 +75,12 @@ extension DocumentPath {
         guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases", parts[4] == "documents",
             !parts[1].isEmpty, !parts[3].isEmpty
         else {
-            throw .invalidArgument("Invalid resource name \"\(name)\": expected projects/{project}/databases/{database}/documents/...")
+            throw .firestore(.invalidArgument, "Invalid resource name \"\(name)\": expected projects/{project}/databases/{database}/documents/...")
         }
         let segments = Array(parts.dropFirst(5))
         for segment in segments { try validateID(segment) }
         guard segments.count <= maximumDepth else {
-            throw .invalidArgument("Document name \"\(name)\" has too many path segments (at most \(maximumDepth)).")
+            throw .firestore(.invalidArgument, "Document name \"\(name)\" has too many path segments (at most \(maximumDepth)).")
         }
         return (DatabaseName(project: parts[1], database: parts[3]), DocumentPath(segments: segments))
     }
@@ -89,7 +89,7 @@ extension DocumentPath {
     static func parse(documentName name: String) throws(APIError) -> (DatabaseName, DocumentPath) {
         let (database, path) = try parse(resourceName: name)
         guard path.isDocument else {
-            throw .invalidArgument("Document name \"\(name)\" lacks \"/\" at index \(name.count).")
+            throw .firestore(.invalidArgument, "Document name \"\(name)\" lacks \"/\" at index \(name.count).")
         }
         return (database, path)
     }
@@ -97,13 +97,13 @@ extension DocumentPath {
     /// Checks a collection or document id against production's rules: non-empty, at most 1,500 UTF-8
     /// bytes, not `.` or `..`, not `__…__`, no `/`.
     static func validateID(_ id: String) throws(APIError) {
-        if id.isEmpty { throw .invalidArgument("Resource id \"\" is invalid because it is empty.") }
-        if id.contains("/") { throw .invalidArgument("Resource id \"\(id)\" is invalid because it contains \"/\".") }
+        if id.isEmpty { throw .firestore(.invalidArgument, "Resource id \"\" is invalid because it is empty.") }
+        if id.contains("/") { throw .firestore(.invalidArgument, "Resource id \"\(id)\" is invalid because it contains \"/\".") }
         if id == "." || id == ".." || (id.hasPrefix("__") && id.hasSuffix("__") && id.count >= 4) {
-            throw .invalidArgument("Resource id \"\(id)\" is invalid because it is reserved.")
+            throw .firestore(.invalidArgument, "Resource id \"\(id)\" is invalid because it is reserved.")
         }
         if id.utf8.count > 1500 {
-            throw .invalidArgument("Resource id \"\(id.prefix(20))...\" is invalid because it is longer than 1500 bytes.")
+            throw .firestore(.invalidArgument, "Resource id \"\(id.prefix(20))...\" is invalid because it is longer than 1500 bytes.")
         }
     }
 }

@@ -1,0 +1,12 @@
+import EmulatorCore
+
+extension APIError {
+    /// A Firestore error as production renders it over REST: `{"error":{"code","message","status"}}`, with no
+    /// `errors` array.
+    static func firestore(_ status: GoogleStatus, _ message: String) -> APIError {
+        APIError(message: message, status: status, reason: nil)
+    }
+
+    /// 403 `PERMISSION_DENIED` for a request the security rules deny.
+    static let permissionDenied = APIError.firestore(.permissionDenied, "Missing or insufficient permissions.")
+}
