@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "hearth", targets: ["hearth"]),
         .library(name: "Suite", targets: ["Suite"]),
         .library(name: "AuthEmulator", targets: ["AuthEmulator"]),
+        .library(name: "FirestoreEmulator", targets: ["FirestoreEmulator"]),
         .library(name: "EmulatorCore", targets: ["EmulatorCore"]),
         .library(name: "SecurityRules", targets: ["SecurityRules"]),
     ],
@@ -70,6 +71,7 @@ let package = Package(
                 "EmulatorHTTP",
                 "SecurityRules",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -79,6 +81,7 @@ let package = Package(
                 "EmulatorCore",
                 "EmulatorHTTP",
                 "AuthEmulator",
+                "FirestoreEmulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -127,7 +130,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FirestoreEmulatorTests",
-            dependencies: ["FirestoreEmulator", "EmulatorCore"],
+            dependencies: [
+                "FirestoreEmulator",
+                "EmulatorCore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

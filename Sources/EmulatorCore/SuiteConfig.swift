@@ -1,3 +1,5 @@
+import Foundation
+
 /// What `hearth start` runs: project, host, and the settings of each emulator to start.
 ///
 /// Built from `emulator.json`, a `firebase.json` `emulators` section, or defaults, then refined by
@@ -32,10 +34,18 @@ public struct SuiteConfig: Sendable, Equatable {
     }
 
     /// The emulators available in this build, started when no config names any.
-    public static let available: [EmulatorName] = [.auth]
+    public static let available: [EmulatorName] = [.auth, .firestore]
 
     /// The names that `--only` and config files accept.
     public static let known: [EmulatorName] = EmulatorName.allCases
+
+    /// `path` as given in the config: absolute, or relative to the config file's folder (the working
+    /// directory when the config came from defaults).
+    public func resolve(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let sourceFile else { return path }
+        let folder = (sourceFile as NSString).deletingLastPathComponent
+        return folder.isEmpty ? path : (folder as NSString).appendingPathComponent(path)
+    }
 
     /// The host and port `name` listens on.
     public func address(of name: EmulatorName) -> (host: String, port: Int) {

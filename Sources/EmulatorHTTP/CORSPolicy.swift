@@ -5,10 +5,14 @@ import Hummingbird
 public struct CORSPolicy: Sendable {
     /// Response headers a browser script may read.
     public var exposedHeaders: [String]
+    /// Whether to answer `Access-Control-Allow-Credentials: true`, for clients that send `withCredentials`
+    /// requests (the Firestore web SDK).
+    public var allowsCredentials: Bool
 
     /// Creates a policy exposing `exposedHeaders`.
-    public init(exposedHeaders: [String] = []) {
+    public init(exposedHeaders: [String] = [], allowsCredentials: Bool = false) {
         self.exposedHeaders = exposedHeaders
+        self.allowsCredentials = allowsCredentials
     }
 
     /// The response to a preflight `OPTIONS` request, or `nil` if `request` is not one.
@@ -26,6 +30,7 @@ public struct CORSPolicy: Sendable {
         if let requested = request.headers[.accessControlRequestHeaders] {
             headers[.accessControlAllowHeaders] = requested
         }
+        if allowsCredentials { headers[.accessControlAllowCredentials] = "true" }
         if request.headers[.accessControlRequestPrivateNetwork] == "true" {
             headers[.accessControlAllowPrivateNetwork] = "true"
         }
@@ -37,6 +42,7 @@ public struct CORSPolicy: Sendable {
         guard let origin = request.headers[.origin] else { return }
         response.headers[.accessControlAllowOrigin] = origin
         response.headers[.vary] = "Origin"
+        if allowsCredentials { response.headers[.accessControlAllowCredentials] = "true" }
         if !exposedHeaders.isEmpty {
             response.headers[.accessControlExposeHeaders] = exposedHeaders.joined(separator: ", ")
         }

@@ -1,6 +1,7 @@
 import AuthEmulator
 import EmulatorCore
 import EmulatorHTTP
+import FirestoreEmulator
 import Foundation
 import Logging
 import Synchronization
@@ -18,13 +19,16 @@ public final class Suite: Sendable {
 
     /// The Auth emulator, when the suite runs it.
     public let auth: AuthEmulator?
+    /// The Firestore emulator, when the suite runs it.
+    public let firestore: FirestoreEmulator?
 
     /// Creates a suite for `config`; nothing listens until `start()`. `notify` receives messages for the
-    /// developer, such as the email links and SMS codes the Auth emulator does not send.
+    /// developer, such as the email links and SMS codes the Auth emulator does not send. Throws if a rules
+    /// file cannot be read or does not compile.
     public init(
         config: SuiteConfig, logger: Logger = Logger(label: "hearth"),
         notify: @escaping @Sendable (String) -> Void = { _ in }
-    ) {
+    ) throws {
         self.config = config
         self.logger = logger
         if config.emulators[.auth] != nil {
@@ -34,6 +38,14 @@ public final class Suite: Sendable {
                 notify: { notify("auth: \($0)") })
         } else {
             auth = nil
+        }
+        if let settings = config.emulators[.firestore] {
+            let address = config.address(of: .firestore)
+            firestore = try FirestoreEmulator(
+                projectID: config.projectID, host: address.host, port: address.port,
+                rulesFile: settings.rules.map(config.resolve), logger: logger)
+        } else {
+            firestore = nil
         }
     }
 
@@ -50,6 +62,7 @@ public final class Suite: Sendable {
     private var emulators: [(EmulatorName, any EmulatorLifecycle)] {
         var result: [(EmulatorName, any EmulatorLifecycle)] = []
         if let auth { result.append((.auth, auth)) }
+        if let firestore { result.append((.firestore, firestore)) }
         return result
     }
 

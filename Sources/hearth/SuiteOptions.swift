@@ -47,8 +47,13 @@ struct SuiteOptions: ParsableArguments {
         } catch {
             throw CleanExit.failure("hearth: \(error.message)")
         }
-        let suite = Suite(config: config, logger: logger) { message in
-            messages.write(Data((message + "\n").utf8))
+        let suite: Suite
+        do {
+            suite = try Suite(config: config, logger: logger) { message in
+                messages.write(Data((message + "\n").utf8))
+            }
+        } catch {
+            throw CleanExit.failure("hearth: \(error)")
         }
         do {
             try await suite.start()

@@ -7,7 +7,7 @@ import Testing
     @Test func startsOnFreePortsAndReportsThem() async throws {
         var config = SuiteConfig(projectID: "demo-suite")
         try config.apply(only: ["auth"], project: nil, host: nil, ports: ["auth=0", "hub=0"])
-        let suite = Suite(config: config)
+        let suite = try Suite(config: config)
         try await suite.start()
         let auth = try #require(suite.emulator(.auth))
         let hub = try #require(suite.emulator(.hub))
@@ -25,7 +25,7 @@ import Testing
     @Test func portInUseNamesTheEmulator() async throws {
         var first = SuiteConfig(projectID: "demo-a")
         try first.apply(only: ["auth"], project: nil, host: nil, ports: ["auth=0", "hub=0"])
-        let running = Suite(config: first)
+        let running = try Suite(config: first)
         try await running.start()
         defer { Task { await running.stop() } }
         let taken = try #require(running.emulator(.auth)?.port)

@@ -18,3 +18,29 @@ struct Document: Sendable, Equatable {
         return FirestoreValue.value(at: field, in: fields)
     }
 }
+
+extension Document {
+    /// The document with only the fields at `paths` (a mask or projection); `nil` keeps everything.
+    func masked(by paths: [FieldPath]?) -> Document {
+        guard let paths else { return self }
+        var kept: FirestoreValue = .map([:])
+        for path in paths where path != .documentName {
+            guard let value = FirestoreValue.value(at: path, in: fields) else { continue }
+            kept = kept.inserting(value, at: path.segments[...])
+        }
+        var result = self
+        if case .map(let fields) = kept { result.fields = fields }
+        return result
+    }
+}
+
+extension FirestoreValue {
+    /// This map with `value` at `path`, creating intermediate maps (a non-map on the way is replaced).
+    func inserting(_ value: FirestoreValue, at path: ArraySlice<String>) -> FirestoreValue {
+        guard let first = path.first else { return value }
+        var fields: [String: FirestoreValue] = [:]
+        if case .map(let existing) = self { fields = existing }
+        fields[first] = (fields[first] ?? .map([:])).inserting(value, at: path.dropFirst())
+        return .map(fields)
+    }
+}

@@ -20,7 +20,7 @@ extension FirestoreValue: Comparable {
         case (.double(let a), .integer(let b)): return -compare(integer: b, double: a)
         case (.timestamp(let s1, let n1), .timestamp(let s2, let n2)):
             return s1 != s2 ? (s1 < s2 ? -1 : 1) : (n1 == n2 ? 0 : (n1 < n2 ? -1 : 1))
-        case (.string(let a), .string(let b)): return compareBytes(Array(a.utf8), Array(b.utf8))
+        case (.string(let a), .string(let b)): return compareUTF8(a.utf8, b.utf8)
         case (.bytes(let a), .bytes(let b)): return compareBytes(a, b)
         case (.reference(let a), .reference(let b)): return compareReferences(a, b)
         case (.geoPoint(let la, let lo), .geoPoint(let lb, let lob)):
@@ -39,6 +39,21 @@ extension FirestoreValue: Comparable {
         if a.isNaN { return b.isNaN ? 0 : -1 }
         if b.isNaN { return 1 }
         return a == b ? 0 : (a < b ? -1 : 1)
+    }
+
+    /// Compares two strings' UTF-8 bytes without copying them.
+    static func compareUTF8<A: Sequence<UInt8>, B: Sequence<UInt8>>(_ a: A, _ b: B) -> Int {
+        var left = a.makeIterator()
+        var right = b.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let x?, let y?) where x != y: return x < y ? -1 : 1
+            default: continue
+            }
+        }
     }
 
     private static func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
@@ -63,7 +78,7 @@ extension FirestoreValue: Comparable {
         case (let x?, let y?): return x == y ? 0 : (x < y ? -1 : 1)
         case (.some, nil): return -1
         case (nil, .some): return 1
-        case (nil, nil): return compareBytes(Array(a.utf8), Array(b.utf8))
+        case (nil, nil): return compareUTF8(a.utf8, b.utf8)
         }
     }
 
@@ -89,10 +104,10 @@ extension FirestoreValue: Comparable {
     }
 
     private static func compareMaps(_ a: [String: FirestoreValue], _ b: [String: FirestoreValue]) -> Int {
-        let leftKeys = a.keys.sorted { compareBytes(Array($0.utf8), Array($1.utf8)) < 0 }
-        let rightKeys = b.keys.sorted { compareBytes(Array($0.utf8), Array($1.utf8)) < 0 }
+        let leftKeys = a.keys.sorted { compareUTF8($0.utf8, $1.utf8) < 0 }
+        let rightKeys = b.keys.sorted { compareUTF8($0.utf8, $1.utf8) < 0 }
         for (x, y) in zip(leftKeys, rightKeys) {
-            let keys = compareBytes(Array(x.utf8), Array(y.utf8))
+            let keys = compareUTF8(x.utf8, y.utf8)
             if keys != 0 { return keys }
             let values = compare(a[x]!, b[y]!)
             if values != 0 { return values }

@@ -36,6 +36,9 @@ struct Parser {
     var nextID: Int
     /// The height of each expression made so far, indexed by `id - firstID`.
     private var heights: [Int] = []
+    /// Where each expression made so far ends (just past its last token), indexed by `id - firstID`; the
+    /// coverage report uses it to mark each expression's extent.
+    private(set) var ends: [SourceLocation] = []
     /// The parser's own diagnostics (the lexer keeps its own).
     private var diagnostics: [Diagnostic] = []
     /// Where the last error was reported: a second error at the same place is a cascade and is dropped.
@@ -241,6 +244,7 @@ struct Parser {
             abandon("expression too complex (more than \(Self.maxHeight) levels deep)")
         }
         heights.append(height)
+        ends.append(previousEnd)
         defer { nextID += 1 }
         return Expression(kind, at: location, id: nextID)
     }

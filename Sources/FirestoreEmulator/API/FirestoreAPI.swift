@@ -1,0 +1,121 @@
+import EmulatorCore
+import EmulatorHTTP
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The Firestore emulator's HTTP edge: REST v1 (`/v1/projects/{p}/databases/{d}/documents...`) and the
+/// emulator-only endpoints, translating proto3 JSON to the store and rules and back.
+struct FirestoreAPI: Sendable {
+    let store: FirestoreStore
+    let rules: FirestoreRules
+    let clock: any EmulatorClock
+    let logger: Logger
+
+    /// The largest request body accepted (production's request limit is 10 MiB; a commit of 500 documents
+    /// near the 1 MiB document limit needs more, which the official emulator also accepts).
+    static let bodyLimit = 256 * 1024 * 1024
+
+    /// Query parameters every Google API accepts besides a method's own.
+    static let systemParameters: Set<String> = [
+        "key", "alt", "$alt", "fields", "$fields", "prettyPrint", "pp", "quotaUser", "access_token", "oauth_token",
+        "callback", "$callback", "upload_protocol", "uploadType", "$.xgafv", "$httpHeaders", "bearer_token",
+    ]
+
+    func handle(_ request: Request, context: EmulatorContext) async throws -> Response {
+        if request.uri.path == "/" || request.uri.path.isEmpty, request.method == .get {
+            return .text("Ok")
+        }
+        guard let route = try RESTRoute(method: request.method, path: request.uri.path) else {
+            throw APIError.firestore(.notFound, "Not found: \(request.method) \(request.uri.path)")
+        }
+        let call = RESTCall(
+            credential: Credential(authorizationHeader: request.headers[.authorization]),
+            query: request.queryFields, body: try await Self.body(of: request), now: Timestamp(clock.now()))
+        switch route {
+        case .getDocument(let database, let path): return .json(try getDocument(database, path, call))
+        case .listDocuments(let database, let parent, let collectionID):
+            return .json(try listDocuments(database, parent: parent, collectionID: collectionID, call))
+        case .createDocument(let database, let parent, let collectionID):
+            return .json(try createDocument(database, parent: parent, collectionID: collectionID, call))
+        case .updateDocument(let database, let path): return .json(try updateDocument(database, path, call))
+        case .deleteDocument(let database, let path): return .json(try deleteDocument(database, path, call))
+        case .database(let database, let method): return .json(try run(method, database, call))
+        case .parent(let database, let parent, let method): return .json(try run(method, database, parent, call))
+        case .clear(let database):
+            store.clear(database)
+            return .json([:])
+        case .securityRules(let project): return .json(try setSecurityRules(project, call))
+        case .ruleCoverage(let project, let html): return ruleCoverage(project, html: html)
+        }
+    }
+
+    private func run(_ method: RESTRoute.DatabaseMethod, _ database: DatabaseName, _ call: RESTCall) throws(APIError)
+        -> JSONValue
+    {
+        switch method {
+        case .batchGet: return try batchGet(database, call)
+        case .beginTransaction: return try beginTransaction(database, call)
+        case .commit: return try commit(database, call)
+        case .rollback: return try rollback(database, call)
+        case .batchWrite: return try batchWrite(database, call)
+        case .listen, .write:
+            throw .firestore(
+                .unimplemented, "\(method.rawValue.capitalized) is a streaming method: use gRPC or WebChannel, not REST.")
+        }
+    }
+
+    private func run(
+        _ method: RESTRoute.ParentMethod, _ database: DatabaseName, _ parent: DocumentPath, _ call: RESTCall
+    ) throws(APIError) -> JSONValue {
+        switch method {
+        case .runQuery: return try runQuery(database, parent, call)
+        case .runAggregationQuery: return try runAggregationQuery(database, parent, call)
+        case .partitionQuery: return try partitionQuery(database, parent, call)
+        case .listCollectionIds: return try listCollectionIds(database, parent, call)
+        }
+    }
+
+    /// The request body as JSON (`{}` when empty); the web SDK sends JSON as `text/plain`.
+    private static func body(of request: Request) async throws -> JSONValue {
+        guard request.method != .get, request.method != .head else { return [:] }
+        let data = try await request.collectBody(limit: bodyLimit)
+        guard data.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else { return [:] }
+        guard let json = try? JSONValue.parse(data) else {
+            throw APIError.firestore(.invalidArgument, "Invalid JSON payload received. Unexpected token.")
+        }
+        guard json.objectValue != nil else {
+            throw APIError.firestore(
+                .invalidArgument, "Invalid JSON payload received. Expected an object at the top level.")
+        }
+        return json
+    }
+}
+
+/// One REST call's inputs, decoded once.
+struct RESTCall {
+    /// Who is calling (`Bearer owner` bypasses rules).
+    var credential: Credential
+    /// The URL query.
+    var query: FormFields
+    /// The JSON body (`{}` for none).
+    var body: JSONValue
+    /// When the request arrived (`request.time` for reads).
+    var now: Timestamp
+
+    /// Refuses body fields other than `allowed`, as production's JSON parser does.
+    func checkBody(allowing allowed: Set<String>) throws(APIError) {
+        for key in body.objectValue?.keys.sorted() ?? [] where !allowed.contains(key) {
+            throw .firestore(.invalidArgument, "Invalid JSON payload received. Unknown name \"\(key)\": Cannot find field.")
+        }
+    }
+
+    /// Refuses query parameters other than `allowed` and the system parameters.
+    func checkQuery(allowing allowed: Set<String>) throws(APIError) {
+        for (name, _) in query.pairs where !allowed.contains(name) && !FirestoreAPI.systemParameters.contains(name) {
+            throw .firestore(
+                .invalidArgument, "Invalid JSON payload received. Unknown name \"\(name)\": Cannot bind query parameter. Field '\(name)' could not be found in request message.")
+        }
+    }
+}

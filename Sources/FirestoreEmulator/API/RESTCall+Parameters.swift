@@ -1,0 +1,115 @@
+import EmulatorCore
+import EmulatorHTTP
+import Foundation
+
+/// Decoding the parameters REST methods share: masks, preconditions, consistency selectors, transactions.
+extension RESTCall {
+    /// `mask.fieldPaths` (repeated): the fields to return; `nil` when absent (all fields).
+    func mask() throws(APIError) -> [FieldPath]? {
+        guard query["mask.fieldPaths"] != nil else { return nil }
+        return try fieldPaths("mask.fieldPaths")
+    }
+
+    /// Every value of the repeated field-path parameter `name`.
+    func fieldPaths(_ name: String) throws(APIError) -> [FieldPath] {
+        var paths: [FieldPath] = []
+        for text in query.all(name) {
+            guard let path = FieldPath(parsing: text) else {
+                throw .firestore(.invalidArgument, "Invalid field path \"\(text)\" in \(name).")
+            }
+            paths.append(path)
+        }
+        return paths
+    }
+
+    /// An integer parameter.
+    func integer(_ name: String) throws(APIError) -> Int? {
+        guard let text = query[name] else { return nil }
+        guard let value = Int(text) else {
+            throw .firestore(.invalidArgument, "Invalid value at '\(name)' (TYPE_INT32), \"\(text)\"")
+        }
+        return value
+    }
+
+    /// `currentDocument.exists` / `currentDocument.updateTime`.
+    func precondition() throws(APIError) -> Precondition? {
+        if let exists = query["currentDocument.exists"] {
+            guard exists == "true" || exists == "false" else {
+                throw .firestore(.invalidArgument, "Invalid value at 'current_document.exists' (TYPE_BOOL), \"\(exists)\"")
+            }
+            return .exists(exists == "true")
+        }
+        if let text = query["currentDocument.updateTime"] {
+            return .updateTime(try Self.timestamp(text, field: "current_document.update_time"))
+        }
+        return nil
+    }
+
+    /// The consistency selector of a GET: `transaction` or `readTime` query parameters.
+    func queryConsistency() throws(APIError) -> FirestoreStore.Consistency {
+        if let transaction = query["transaction"] {
+            return .transaction(try Self.transactionID(.string(transaction), field: "transaction"))
+        }
+        if let readTime = query["readTime"] {
+            return .readTime(try Self.timestamp(readTime, field: "read_time"))
+        }
+        return .latest
+    }
+
+    /// The consistency selector of a POST body: `transaction`, `newTransaction` or `readTime` (at most one).
+    func bodyConsistency() throws(APIError) -> FirestoreStore.Consistency {
+        let given = ["transaction", "newTransaction", "readTime"].filter { body[$0] != nil }
+        guard given.count <= 1 else {
+            throw .firestore(.invalidArgument, "Only one of transaction, newTransaction and readTime may be set.")
+        }
+        if let transaction = body["transaction"] {
+            return .transaction(try Self.transactionID(transaction, field: "transaction"))
+        }
+        if let options = body["newTransaction"] {
+            return .newTransaction(try Self.transactionMode(options))
+        }
+        if let readTime = body["readTime"] {
+            guard let text = readTime.stringValue else {
+                throw .firestore(.invalidArgument, "Invalid value at 'read_time' (type.googleapis.com/google.protobuf.Timestamp), \(readTime.serialized())")
+            }
+            return .readTime(try Self.timestamp(text, field: "read_time"))
+        }
+        return .latest
+    }
+
+    /// `TransactionOptions`: `{readOnly: {readTime}}` or `{readWrite: {retryTransaction}}` (read-write when empty).
+    static func transactionMode(_ options: JSONValue) throws(APIError) -> TransactionMode {
+        guard let object = options.objectValue else {
+            throw .firestore(.invalidArgument, "Invalid value at 'options': expected TransactionOptions.")
+        }
+        for key in object.keys where key != "readOnly" && key != "readWrite" {
+            throw .firestore(.invalidArgument, "Invalid JSON payload received. Unknown name \"\(key)\" at 'options': Cannot find field.")
+        }
+        if let readOnly = object["readOnly"] {
+            guard object["readWrite"] == nil else {
+                throw .firestore(.invalidArgument, "Only one of readOnly and readWrite may be set.")
+            }
+            guard let text = readOnly["readTime"]?.stringValue else { return .readOnly(readTime: nil) }
+            return .readOnly(readTime: try timestamp(text, field: "options.read_only.read_time"))
+        }
+        return .readWrite
+    }
+
+    /// A transaction id: base64 bytes.
+    static func transactionID(_ value: JSONValue, field: String) throws(APIError) -> [UInt8] {
+        guard let text = value.stringValue, let data = Data(base64Encoded: text) ?? Data(base64URLEncoded: text),
+            !data.isEmpty
+        else {
+            throw .firestore(.invalidArgument, "Invalid value at '\(field)' (TYPE_BYTES), \(value.serialized())")
+        }
+        return Array(data)
+    }
+
+    /// An RFC 3339 timestamp parameter.
+    static func timestamp(_ text: String, field: String) throws(APIError) -> Timestamp {
+        guard let (seconds, nanos) = FirestoreValue.parseTimestamp(text) else {
+            throw .firestore(.invalidArgument, "Invalid value at '\(field)' (type.googleapis.com/google.protobuf.Timestamp), Field '\(field)', Invalid time format: \(text)")
+        }
+        return Timestamp(seconds: seconds, nanos: nanos)
+    }
+}

@@ -1,0 +1,77 @@
+import EmulatorCore
+import EmulatorHTTP
+import Logging
+import SecurityRules
+
+/// The Cloud Firestore emulator: documents, queries, transactions and security rules behind the REST v1 API
+/// and the emulator-only endpoints, on one port (default 8080). Start it in process on port 0 from tests;
+/// `port` tells where it listens.
+public final class FirestoreEmulator: EmulatorLifecycle {
+    /// The default port (firebase-tools `DEFAULT_PORTS.firestore`).
+    public static let defaultPort = 8080
+
+    /// The project whose rules the rules file holds.
+    public let projectID: String
+    let store: FirestoreStore
+    let rules: FirestoreRules
+    private let server: EmulatorServer
+
+    /// Creates the emulator; nothing listens until `start()`. `rulesFile` (optional) is loaded as
+    /// `projectID`'s rules and reloaded when it changes; projects without rules are open.
+    public init(
+        projectID: String, host: String = "127.0.0.1", port: Int = FirestoreEmulator.defaultPort,
+        rulesFile: String? = nil, clock: any EmulatorClock = SystemClock(),
+        logger: Logger = Logger(label: "hearth.firestore")
+    ) throws {
+        self.projectID = projectID
+        self.store = FirestoreStore(clock: clock)
+        self.rules = FirestoreRules(logger: logger)
+        if let rulesFile {
+            let diagnostics: [Diagnostic]
+            do {
+                diagnostics = try rules.watch(file: rulesFile, project: projectID)
+            } catch {
+                throw RulesFileError(path: rulesFile, messages: ["it cannot be read"])
+            }
+            let errors = diagnostics.filter { $0.severity == .error }
+            guard errors.isEmpty else {
+                throw RulesFileError(path: rulesFile, messages: errors.map(\.description))
+            }
+        }
+        let api = FirestoreAPI(store: store, rules: rules, clock: clock, logger: logger)
+        self.server = EmulatorServer(
+            responder: EmulatorResponder(
+                cors: CORSPolicy(exposedHeaders: ["X-HTTP-Session-Id", "X-Client-Wire-Protocol"], allowsCredentials: true)
+            ) { request, context in try await api.handle(request, context: context) },
+            host: host, port: port, logger: logger)
+    }
+
+    /// The responder, for in-process tests that need no socket.
+    public var responder: EmulatorResponder { server.responder }
+
+    /// Starts listening; returns the bound port.
+    @discardableResult
+    public func start() async throws -> Int { try await server.start() }
+
+    /// The bound port, once started.
+    public var port: Int? { server.port }
+
+    /// Stops listening.
+    public func stop() async { await server.stop() }
+
+    /// Deletes every document of the default database of `project` (of `projectID` when `nil`).
+    public func clear(project: String? = nil, database: String = "(default)") {
+        store.clear(DatabaseName(project: project ?? projectID, database: database))
+    }
+}
+
+/// A rules file that does not compile; the message names the file and each error.
+public struct RulesFileError: Error, CustomStringConvertible {
+    /// The file.
+    public var path: String
+    /// One line per error (`file:line:column: message`).
+    public var messages: [String]
+
+    /// `firestore: firestore.rules: it cannot be read`, or its errors one per line.
+    public var description: String { "firestore: \(path): " + messages.joined(separator: "\n") }
+}

@@ -1,0 +1,85 @@
+extension Aggregation {
+    /// The aggregation result fields, by alias, over a query's results (after its offset and limit), with
+    /// production's types: count → `integerValue`; sum → `integerValue` while every summed value is an integer
+    /// and the total fits in 64 bits, else `doubleValue` (IEEE: NaN and infinities propagate); avg →
+    /// `doubleValue`, or `nullValue` when no result has a number there. Values that are not numbers (and
+    /// missing fields) are ignored by sum and avg.
+    static func evaluate(_ aggregations: [Aggregation], over results: [Document]) -> [String: FirestoreValue] {
+        var fields: [String: FirestoreValue] = [:]
+        for aggregation in aggregations {
+            fields[aggregation.alias] = aggregation.evaluate(over: results)
+        }
+        return fields
+    }
+
+    /// This aggregation's result over `results`.
+    func evaluate(over results: [Document]) -> FirestoreValue {
+        switch kind {
+        case .count(let upTo):
+            let count = Int64(results.count)
+            return .integer(upTo.map { min($0, count) } ?? count)
+        case .sum(let field):
+            return NumericTotal(of: field, over: results).sum
+        case .average(let field):
+            return NumericTotal(of: field, over: results).average
+        }
+    }
+}
+
+/// The running total of one field's numbers over documents.
+private struct NumericTotal {
+    /// The exact total while every number so far is an integer and the total fits; `nil` once it is a double.
+    private var integerTotal: Int64? = 0
+    /// The total once it is a double.
+    private var doubleTotal = 0.0
+    /// How many numbers were added.
+    private var count = 0
+
+    /// Totals the numbers at `field` of `documents`.
+    init(of field: FieldPath, over documents: [Document]) {
+        for document in documents {
+            switch FirestoreValue.value(at: field, in: document.fields) {
+            case .integer(let value)?: add(integer: value)
+            case .double(let value)?: add(double: value)
+            default: continue
+            }
+        }
+    }
+
+    /// Adds an integer, exactly while the total stays an integer.
+    private mutating func add(integer value: Int64) {
+        count += 1
+        guard let total = integerTotal else {
+            doubleTotal += Double(value)
+            return
+        }
+        let (sum, overflow) = total.addingReportingOverflow(value)
+        if overflow {
+            integerTotal = nil
+            doubleTotal = Double(total) + Double(value)
+        } else {
+            integerTotal = sum
+        }
+    }
+
+    /// Adds a double; the total is a double from then on.
+    private mutating func add(double value: Double) {
+        count += 1
+        if let total = integerTotal {
+            integerTotal = nil
+            doubleTotal = Double(total)
+        }
+        doubleTotal += value
+    }
+
+    /// The sum: an integer while exact, else a double.
+    var sum: FirestoreValue {
+        integerTotal.map(FirestoreValue.integer) ?? .double(doubleTotal)
+    }
+
+    /// The mean as a double, `null` when there was no number.
+    var average: FirestoreValue {
+        guard count > 0 else { return .null }
+        return .double((integerTotal.map(Double.init) ?? doubleTotal) / Double(count))
+    }
+}

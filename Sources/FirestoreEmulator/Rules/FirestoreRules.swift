@@ -1,0 +1,186 @@
+import EmulatorCore
+import Foundation
+import Logging
+import SecurityRules
+import Synchronization
+
+/// The security rules of every project and the decisions Firestore asks of them. A project without rules is
+/// open, as in the official emulator; `Bearer owner` bypasses rules everywhere.
+final class FirestoreRules: Sendable {
+    private struct Loaded {
+        var rulesets: [String: CompiledRuleset] = [:]
+        var file: WatchedFile?
+        var lastCheck = Date.distantPast
+    }
+
+    /// A rules file loaded for a project at start, reloaded when it changes on disk.
+    struct WatchedFile: Sendable {
+        /// The file's path.
+        var path: String
+        /// The project whose rules it holds.
+        var project: String
+        /// The text last loaded.
+        var text: String?
+    }
+
+    private let loaded = Mutex(Loaded())
+    private let cache = RulesCache()
+    private let logger: Logger
+
+    /// How often a watched file is checked for changes (on the next request after this much time).
+    static let checkInterval: TimeInterval = 0.5
+
+    /// Rules with nothing loaded.
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// Compiles `sources` and makes them `project`'s rules unless they have errors; returns every diagnostic.
+    @discardableResult
+    func setRules(_ sources: [RulesSource], project: String) -> [Diagnostic] {
+        let compilation = cache.compilation(of: sources, recordCoverage: true)
+        if let ruleset = compilation.ruleset, !compilation.hasErrors {
+            loaded.withLock { $0.rulesets[project] = ruleset }
+        }
+        return compilation.diagnostics
+    }
+
+    /// Loads the rules file at `path` for `project` and watches it for changes; returns its diagnostics.
+    @discardableResult
+    func watch(file path: String, project: String) throws -> [Diagnostic] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        loaded.withLock { $0.file = WatchedFile(path: path, project: project, text: text) }
+        return setRules([RulesSource(fileName: (path as NSString).lastPathComponent, text: text)], project: project)
+    }
+
+    /// The rules of `project`, after reloading a changed rules file.
+    func ruleset(for project: String) -> CompiledRuleset? {
+        reloadIfChanged()
+        return loaded.withLock { $0.rulesets[project] }
+    }
+
+    private func reloadIfChanged() {
+        let due = loaded.withLock { state -> WatchedFile? in
+            guard let file = state.file, Date().timeIntervalSince(state.lastCheck) >= Self.checkInterval else { return nil }
+            state.lastCheck = Date()
+            return file
+        }
+        guard let file = due, let text = try? String(contentsOfFile: file.path, encoding: .utf8), text != file.text
+        else { return }
+        loaded.withLock { $0.file?.text = text }
+        let diagnostics = setRules(
+            [RulesSource(fileName: (file.path as NSString).lastPathComponent, text: text)], project: file.project)
+        let errors = diagnostics.filter { $0.severity == .error }
+        if errors.isEmpty {
+            logger.info("firestore: change detected in \(file.path), rules updated")
+        } else {
+            logger.error("firestore: \(file.path) has errors, keeping the previous rules: \(errors.map(\.description).joined(separator: "; "))")
+        }
+    }
+
+    // MARK: Decisions
+
+    /// Decides a single-document read (`get`).
+    func authorizeGet(_ path: DocumentPath, credential: Credential, view: DatabaseView, time: Timestamp) throws(APIError) {
+        guard credential != .owner, let ruleset = ruleset(for: view.name.project) else { return }
+        let document = view.peek(at: path)
+        let request = RulesRequest(
+            service: .firestore, path: path.rulePath(in: view.name), method: .get,
+            request: Self.request(.get, path: path.rulePath(in: view.name), credential: credential, time: time),
+            resource: document?.ruleValue(in: view.name) ?? .null)
+        try decide(ruleset, request, view: view, accessLimit: 10)
+    }
+
+    /// Decides a query (`list`): allowed only if the rules hold for every document the query's constraints
+    /// allow, not just for the documents it happens to return ("rules are not filters").
+    func authorizeQuery(_ query: StructuredQuery, credential: Credential, view: DatabaseView, time: Timestamp) throws(APIError) {
+        guard credential != .owner, let ruleset = ruleset(for: view.name.project) else { return }
+        let collection = query.parent.appending(query.collectionID)
+        var queryInfo: [String: RuleValue] = [
+            "limit": query.limit.map { .int(Int64($0)) } ?? .null,
+            "offset": query.offset > 0 ? .int(Int64(query.offset)) : .null,
+        ]
+        queryInfo["orderBy"] = .map(
+            Dictionary(query.orderBy.map { ($0.field.description, .string($0.descending ? "DESC" : "ASC")) }) { a, _ in a })
+        for alternative in QueryConstraints(query.filter).alternatives {
+            let id = QueryConstraints.documentID(in: alternative) ?? Self.unknownDocumentID
+            let path = collection.appending(id).rulePath(in: view.name)
+            var request = Self.request(.list, path: path, credential: credential, time: time)
+            if case .map(var fields) = request { fields["query"] = .map(queryInfo); request = .map(fields) }
+            let resource: RuleValue = .map([
+                "data": .map(QueryConstraints.fields(of: alternative).mapValues(\.ruleValue)),
+                "id": .string(id), "__name__": .path(path),
+            ])
+            try decide(
+                ruleset, RulesRequest(service: .firestore, path: path, method: .list, request: request, resource: resource),
+                view: view, accessLimit: 10)
+        }
+    }
+
+    /// Decides every write of a commit (`create`, `update` or `delete`; verifies are reads already decided).
+    /// `request.resource` is the document after the write; `getAfter()` sees the whole commit.
+    func authorizeWrites(
+        _ writes: [FirestoreStore.PendingWrite], credential: Credential, view: DatabaseView, time: Timestamp
+    ) throws(APIError) {
+        guard credential != .owner, let ruleset = ruleset(for: view.name.project) else { return }
+        let accessLimit = writes.count > 1 ? 20 : 10
+        for pending in writes {
+            let method: RuleMethod
+            switch pending.write.operation {
+            case .verify: continue
+            case .delete: method = .delete
+            case .update, .transform: method = pending.before == nil ? .create : .update
+            }
+            let path = pending.write.path.rulePath(in: view.name)
+            var request = Self.request(method, path: path, credential: credential, time: time)
+            if case .map(var fields) = request {
+                fields["resource"] = pending.after?.ruleValue(in: view.name) ?? .null
+                request = .map(fields)
+            }
+            try decide(
+                ruleset,
+                RulesRequest(
+                    service: .firestore, path: path, method: method, request: request,
+                    resource: pending.before?.ruleValue(in: view.name) ?? .null),
+                view: view, accessLimit: accessLimit)
+        }
+    }
+
+    /// The id bound to a list request's document wildcard when the query does not pin one: no real
+    /// document has it, so rules that depend on the id cannot hold for "every document".
+    static let unknownDocumentID = "__query_document__"
+
+    private static func request(_ method: RuleMethod, path: RulePath, credential: Credential, time: Timestamp) -> RuleValue {
+        .map([
+            "auth": credential.ruleAuth, "method": .string(method.rawValue), "path": .path(path),
+            "time": .timestamp(RuleTimestamp(seconds: time.seconds, nanos: time.nanos)),
+        ])
+    }
+
+    private func decide(_ ruleset: CompiledRuleset, _ request: RulesRequest, view: DatabaseView, accessLimit: Int) throws(APIError) {
+        let decision = ruleset.evaluate(request, data: ViewRulesData(view: view), accessLimit: accessLimit)
+        guard decision.allowed else {
+            logger.debug("firestore: \(request.method.rawValue) \(request.path) denied: \(decision.explanation)")
+            throw APIError.permissionDenied
+        }
+    }
+}
+
+/// Documents for rules' `get()`/`exists()` (the stored state) and `getAfter()`/`existsAfter()` (with the
+/// commit's pending writes).
+///
+/// `@unchecked Sendable`: a value lives for one decision only, inside the store call that handed out the
+/// view, under the store's lock; it never escapes to another thread.
+private struct ViewRulesData: RulesDataSource, @unchecked Sendable {
+    let view: DatabaseView
+
+    func document(at path: RulePath) -> RuleValue? {
+        guard let documentPath = DocumentPath(rulePath: path, in: view.name) else { return nil }
+        return view.state.document(at: documentPath, time: view.readTime)?.ruleValue(in: view.name)
+    }
+
+    func documentAfter(at path: RulePath) -> RuleValue? {
+        guard let documentPath = DocumentPath(rulePath: path, in: view.name) else { return nil }
+        return view.peek(at: documentPath)?.ruleValue(in: view.name)
+    }
+}

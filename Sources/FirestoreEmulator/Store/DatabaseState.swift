@@ -1,0 +1,164 @@
+/// Every document of one database, indexed for what Firestore asks of it: documents by path (now or at a
+/// recent read time), collections in name order, collection groups, collection ids under a parent, and
+/// "missing" documents (absent themselves but with documents below them).
+///
+/// A reference type owned by `FirestoreStore`, which only touches it under its lock.
+final class DatabaseState {
+    /// The database's name.
+    let name: DatabaseName
+    /// Collections by their path (`rooms`, `rooms/a/messages`).
+    private(set) var collections: [DocumentPath: CollectionState] = [:]
+    /// Collection paths by collection id, for collection-group queries.
+    private var collectionsByID: [String: Set<DocumentPath>] = [:]
+    /// For each collection path: how many existing documents lie in it or below it.
+    private var subtreeCounts: [DocumentPath: Int] = [:]
+    /// For each parent (the root or a document): the ids of its non-empty child collections.
+    private var childCollections: [DocumentPath: Set<String>] = [:]
+    /// Deletes in commit order, to forget tombstones once they leave the read-time window.
+    private var tombstones: [(time: Timestamp, path: DocumentPath)] = []
+    private var tombstoneStart = 0
+    /// How many documents exist now.
+    private(set) var documentCount = 0
+
+    /// An empty database.
+    init(name: DatabaseName) {
+        self.name = name
+    }
+
+    /// The document at `path` now, or at `time`.
+    func document(at path: DocumentPath, time: Timestamp? = nil) -> Document? {
+        guard let id = path.lastSegment else { return nil }
+        return collections[path.parent]?.entries[id]?.document(at: time)
+    }
+
+    /// Records `document` (or a delete when `nil`) at `path` from `time` on, keeping versions back to `horizon`.
+    func record(_ document: Document?, at path: DocumentPath, time: Timestamp, horizon: Timestamp) {
+        let collectionPath = path.parent
+        let id = path.lastSegment ?? ""
+        let before = collections[collectionPath]?.entries[id]?.current
+        if before == nil, document == nil { return }
+        register(collectionPath)
+        if collections[collectionPath]!.entries[id] == nil {
+            collections[collectionPath]!.entries[id] = DocumentEntry(time: time, document: document)
+            collections[collectionPath]!.ids.insert(id)
+        } else {
+            collections[collectionPath]!.entries[id]!.record(document, at: time, horizon: horizon)
+        }
+        switch (before, document) {
+        case (nil, .some):
+            documentCount += 1
+            adjustAncestors(of: path, by: 1)
+        case (.some, nil):
+            documentCount -= 1
+            adjustAncestors(of: path, by: -1)
+            tombstones.append((time, path))
+        default: break
+        }
+        forgetTombstones(before: horizon)
+    }
+
+    /// The documents of the collection at `collectionPath` that exist now (or at `time`), in name order,
+    /// starting at the id `start` when given.
+    func documents(in collectionPath: DocumentPath, at time: Timestamp? = nil, from start: String? = nil)
+        -> some Sequence<Document>
+    {
+        let collection = collections[collectionPath]
+        return (collection?.ids.ids(from: start) ?? SortedIDs().ids()).lazy.compactMap { id in
+            collection?.entries[id]?.document(at: time)
+        }
+    }
+
+    /// The ids in name order of the collection's documents that exist now or are missing but have
+    /// documents below them, with whether each exists.
+    func listing(of collectionPath: DocumentPath, from start: String? = nil) -> some Sequence<(id: String, exists: Bool)> {
+        let collection = collections[collectionPath]
+        return (collection?.ids.ids(from: start) ?? SortedIDs().ids()).lazy.compactMap { id -> (id: String, exists: Bool)? in
+            if collection?.entries[id]?.current != nil { return (id, true) }
+            return (collection?.descendants[id] ?? 0) > 0 ? (id, false) : nil
+        }
+    }
+
+    /// The paths of collections named `collectionID` at or below `parent` (the root: everywhere).
+    func collectionGroup(_ collectionID: String, under parent: DocumentPath) -> [DocumentPath] {
+        (collectionsByID[collectionID] ?? []).filter { parent.isPrefix(of: $0) }.sorted()
+    }
+
+    /// The ids of the non-empty collections directly under `parent` (the root or a document), sorted.
+    func collectionIDs(under parent: DocumentPath) -> [String] {
+        (childCollections[parent] ?? []).sorted { SortedIDs.precedes($0, $1) }
+    }
+
+    /// Removes every document and its history.
+    func removeAll() {
+        collections = [:]
+        collectionsByID = [:]
+        subtreeCounts = [:]
+        childCollections = [:]
+        tombstones = []
+        tombstoneStart = 0
+        documentCount = 0
+    }
+
+    private func register(_ collectionPath: DocumentPath) {
+        guard collections[collectionPath] == nil else { return }
+        collections[collectionPath] = CollectionState()
+        collectionsByID[collectionPath.lastSegment ?? "", default: []].insert(collectionPath)
+    }
+
+    private func unregisterIfEmpty(_ collectionPath: DocumentPath) {
+        guard let collection = collections[collectionPath], collection.isEmpty else { return }
+        collections[collectionPath] = nil
+        let id = collectionPath.lastSegment ?? ""
+        collectionsByID[id]?.remove(collectionPath)
+        if collectionsByID[id]?.isEmpty == true { collectionsByID[id] = nil }
+    }
+
+    /// Counts a document appearing (+1) or disappearing (-1) in every collection and document above it.
+    private func adjustAncestors(of path: DocumentPath, by delta: Int) {
+        for length in 1..<path.segments.count {
+            let prefix = DocumentPath(segments: Array(path.segments.prefix(length)))
+            if length.isMultiple(of: 2) {
+                let collectionPath = prefix.parent
+                let id = prefix.lastSegment ?? ""
+                register(collectionPath)
+                let count = (collections[collectionPath]!.descendants[id] ?? 0) + delta
+                collections[collectionPath]!.descendants[id] = count > 0 ? count : nil
+                collections[collectionPath]!.reindex(id)
+                unregisterIfEmpty(collectionPath)
+            } else {
+                let count = (subtreeCounts[prefix] ?? 0) + delta
+                subtreeCounts[prefix] = count > 0 ? count : nil
+                let parent = prefix.parent
+                if count == 1, delta > 0 {
+                    childCollections[parent, default: []].insert(prefix.lastSegment ?? "")
+                } else if count == 0 {
+                    childCollections[parent]?.remove(prefix.lastSegment ?? "")
+                    if childCollections[parent]?.isEmpty == true { childCollections[parent] = nil }
+                }
+            }
+        }
+    }
+
+    /// Forgets deleted documents whose delete is older than `horizon` (and nothing newer happened to them).
+    private func forgetTombstones(before horizon: Timestamp) {
+        while tombstoneStart < tombstones.count, tombstones[tombstoneStart].time <= horizon {
+            let path = tombstones[tombstoneStart].path
+            tombstoneStart += 1
+            let collectionPath = path.parent
+            let id = path.lastSegment ?? ""
+            guard var entry = collections[collectionPath]?.entries[id] else { continue }
+            entry.prune(before: horizon)
+            if entry.isForgotten(at: horizon) {
+                collections[collectionPath]!.entries[id] = nil
+                collections[collectionPath]!.reindex(id)
+                unregisterIfEmpty(collectionPath)
+            } else {
+                collections[collectionPath]!.entries[id] = entry
+            }
+        }
+        if tombstoneStart > 1024, tombstoneStart * 2 > tombstones.count {
+            tombstones.removeFirst(tombstoneStart)
+            tombstoneStart = 0
+        }
+    }
+}

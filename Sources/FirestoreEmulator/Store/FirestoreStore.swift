@@ -1,0 +1,266 @@
+import EmulatorCore
+import Foundation
+import Synchronization
+
+/// The Firestore emulator's documents for every project and database, with transactions; the one store that
+/// REST (and later gRPC and listeners) serve. Transport-agnostic and synchronous: every operation runs under
+/// one lock, so commits are atomic and reads consistent.
+final class FirestoreStore: Sendable {
+    /// How far back reads at a `read_time` may look (production's version retention without PITR).
+    static let retention: TimeInterval = 3600
+    /// How long a transaction lives after `BeginTransaction`.
+    static let transactionLifetime: TimeInterval = 270
+
+    private struct State {
+        var databases: [DatabaseName: DatabaseState] = [:]
+        var transactions: [[UInt8]: TransactionRecord] = [:]
+        var lastTime = Timestamp(seconds: 0, nanos: 0)
+    }
+
+    private let state = Mutex(State())
+    private let clock: any EmulatorClock
+
+    /// An empty store reading time from `clock`.
+    init(clock: any EmulatorClock) {
+        self.clock = clock
+    }
+
+    // MARK: Reads
+
+    /// Where a read looks (`consistency_selector`).
+    enum Consistency: Sendable {
+        /// The latest state.
+        case latest
+        /// The state at a past time.
+        case readTime(Timestamp)
+        /// Inside an existing transaction.
+        case transaction([UInt8])
+        /// Begins a transaction and reads inside it.
+        case newTransaction(TransactionMode)
+    }
+
+    /// What a read returns besides its result: the time it reflects and a transaction it began.
+    struct ReadStamp: Sendable {
+        /// The time the read saw the database at.
+        var readTime: Timestamp
+        /// The id of the transaction begun by `.newTransaction`.
+        var transaction: [UInt8]?
+    }
+
+    /// Runs `body` against a consistent view of `database` as `consistency` selects; documents and queries
+    /// read through the view are recorded in the transaction, if any.
+    func read<Result: Sendable>(
+        _ database: DatabaseName, consistency: Consistency = .latest,
+        _ body: (inout DatabaseView) throws(APIError) -> Result
+    ) throws(APIError) -> (Result, ReadStamp) {
+        try state.withLock { (state: inout State) throws(APIError) -> (Result, ReadStamp) in
+            let now = Self.advance(&state, to: clock.now(), strictly: false)
+            var transactionID: [UInt8]?
+            var newTransaction: [UInt8]?
+            var readTime: Timestamp?
+            switch consistency {
+            case .latest: break
+            case .readTime(let time): readTime = try Self.checkReadTime(time, now: now)
+            case .transaction(let id):
+                let record = try Self.transaction(id, in: &state, database: database, now: clock.now())
+                transactionID = id
+                readTime = record.readTime
+            case .newTransaction(let mode):
+                let id = try Self.begin(mode, database: database, in: &state, now: now, date: clock.now())
+                transactionID = id
+                newTransaction = id
+                readTime = state.transactions[id]?.readTime
+            }
+            var view = DatabaseView(state: Self.database(database, in: &state), readTime: readTime)
+            let result = try body(&view)
+            if let transactionID, state.transactions[transactionID]?.readOnly == false {
+                for (path, time) in view.reads { state.transactions[transactionID]?.reads[path] = time }
+                state.transactions[transactionID]?.queries.append(contentsOf: view.queries)
+            }
+            return (result, ReadStamp(readTime: readTime ?? now, transaction: newTransaction))
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Begins a transaction in `database`; returns its id.
+    func beginTransaction(_ database: DatabaseName, mode: TransactionMode) throws(APIError) -> [UInt8] {
+        try state.withLock { (state: inout State) throws(APIError) -> [UInt8] in
+            let now = Self.advance(&state, to: clock.now(), strictly: false)
+            return try Self.begin(mode, database: database, in: &state, now: now, date: clock.now())
+        }
+    }
+
+    /// Ends a transaction without committing.
+    func rollback(_ database: DatabaseName, transaction id: [UInt8]) throws(APIError) {
+        try state.withLock { (state: inout State) throws(APIError) in
+            _ = try Self.transaction(id, in: &state, database: database, now: clock.now())
+            state.transactions[id] = nil
+        }
+    }
+
+    // MARK: Commits
+
+    /// One write as the authorizer sees it: the document before and after.
+    struct PendingWrite: Sendable {
+        /// The write.
+        var write: Write
+        /// The document before this write (after the commit's earlier writes).
+        var before: Document?
+        /// The document after this write.
+        var after: Document?
+    }
+
+    /// What a commit did.
+    struct CommitOutcome: Sendable {
+        /// The time every write of the commit took effect.
+        var commitTime: Timestamp
+        /// One result per write.
+        var results: [WriteResult]
+        /// The documents changed, with their states before and after the commit.
+        var changes: [(path: DocumentPath, before: Document?, after: Document?)]
+    }
+
+    /// Applies `writes` to `database` atomically, in order, at one commit time: all or nothing. `authorize`
+    /// sees every write with its before and after states and the database as it would be after the commit
+    /// (for rules' `getAfter`); throwing from it refuses the commit. With `transaction`, the commit fails
+    /// with `ABORTED` if anything the transaction read changed since, and the transaction ends.
+    func commit(
+        _ database: DatabaseName, writes: [Write], transaction: [UInt8]? = nil,
+        authorize: (_ writes: [PendingWrite], _ view: DatabaseView, _ commitTime: Timestamp) throws(APIError) -> Void
+    ) throws(APIError) -> CommitOutcome {
+        try state.withLock { (state: inout State) throws(APIError) -> CommitOutcome in
+            let date = clock.now()
+            let databaseState = Self.database(database, in: &state)
+            if let transaction {
+                let record = try Self.transaction(transaction, in: &state, database: database, now: date)
+                state.transactions[transaction] = nil
+                if record.readOnly {
+                    guard writes.isEmpty else {
+                        throw .firestore(.invalidArgument, "Cannot modify entities in a read-only transaction.")
+                    }
+                } else {
+                    try Self.validate(record, against: databaseState)
+                }
+            }
+            let commitTime = Self.advance(&state, to: date, strictly: true)
+            var overlay: [DocumentPath: Document?] = [:]
+            var pending: [PendingWrite] = []
+            var results: [WriteResult] = []
+            for write in writes {
+                let before = overlay[write.path] ?? databaseState.document(at: write.path)
+                let (after, result) = try write.apply(to: before, commitTime: commitTime, database: database)
+                overlay[write.path] = .some(after)
+                pending.append(PendingWrite(write: write, before: before, after: after))
+                results.append(result)
+            }
+            try authorize(pending, DatabaseView(state: databaseState, readTime: nil, overlay: overlay), commitTime)
+            let horizon = Timestamp(date.addingTimeInterval(-Self.retention))
+            var changes: [(path: DocumentPath, before: Document?, after: Document?)] = []
+            for (path, after) in overlay {
+                let before = databaseState.document(at: path)
+                // A write that changed nothing (see `Write.apply`) keeps the document and its update time.
+                if before?.updateTime == after?.updateTime { continue }
+                databaseState.record(after, at: path, time: commitTime, horizon: horizon)
+                changes.append((path, before, after))
+            }
+            changes.sort { $0.path < $1.path }
+            return CommitOutcome(commitTime: commitTime, results: results, changes: changes)
+        }
+    }
+
+    // MARK: Emulator operations
+
+    /// Deletes every document of `database` (the emulator's clear endpoint).
+    func clear(_ database: DatabaseName) {
+        state.withLock { state in
+            state.databases[database]?.removeAll()
+            state.transactions = state.transactions.filter { $0.value.database != database }
+        }
+    }
+
+    /// The number of documents in `database` now.
+    func documentCount(_ database: DatabaseName) -> Int {
+        state.withLock { $0.databases[database]?.documentCount ?? 0 }
+    }
+
+    // MARK: Helpers (under the lock)
+
+    private static func database(_ name: DatabaseName, in state: inout State) -> DatabaseState {
+        if let existing = state.databases[name] { return existing }
+        let created = DatabaseState(name: name)
+        state.databases[name] = created
+        return created
+    }
+
+    /// The next time at µs precision, never earlier than any time handed out; `strictly` makes it later
+    /// than every earlier commit, so commit times are unique and increasing.
+    private static func advance(_ state: inout State, to date: Date, strictly: Bool) -> Timestamp {
+        var time = Timestamp(date)
+        if strictly, time <= state.lastTime {
+            time = Timestamp(microseconds: state.lastTime.microseconds + 1)
+        } else if time < state.lastTime {
+            time = state.lastTime
+        }
+        if strictly { state.lastTime = time }
+        return time
+    }
+
+    private static func checkReadTime(_ time: Timestamp, now: Timestamp) throws(APIError) -> Timestamp {
+        guard time <= now else {
+            throw .firestore(.invalidArgument, "read_time cannot be in the future.")
+        }
+        guard time.microseconds >= now.microseconds - Int64(retention * 1_000_000) else {
+            throw .firestore(.failedPrecondition, "read_time is older than the oldest version still kept (one hour).")
+        }
+        return time
+    }
+
+    private static func begin(
+        _ mode: TransactionMode, database: DatabaseName, in state: inout State, now: Timestamp, date: Date
+    ) throws(APIError) -> [UInt8] {
+        var readOnly = false
+        var readTime: Timestamp?
+        if case .readOnly(let time) = mode {
+            readOnly = true
+            readTime = try time.map { (time) throws(APIError) in try checkReadTime(time, now: now) } ?? now
+        }
+        state.transactions = state.transactions.filter {
+            date.timeIntervalSince($0.value.began) < transactionLifetime
+        }
+        var id: [UInt8]
+        repeat {
+            id = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        } while state.transactions[id] != nil
+        state.transactions[id] = TransactionRecord(database: database, readOnly: readOnly, readTime: readTime, began: date)
+        return id
+    }
+
+    private static func transaction(
+        _ id: [UInt8], in state: inout State, database: DatabaseName, now: Date
+    ) throws(APIError) -> TransactionRecord {
+        guard let record = state.transactions[id], record.database == database,
+            now.timeIntervalSince(record.began) < transactionLifetime
+        else {
+            state.transactions[id] = nil
+            throw .firestore(.invalidArgument, "The referenced transaction has expired or is no longer valid.")
+        }
+        return record
+    }
+
+    /// Refuses a transaction's commit if a document or query result it read has changed since.
+    private static func validate(_ record: TransactionRecord, against database: DatabaseState) throws(APIError) {
+        let contention = APIError.firestore(
+            .aborted,
+            "Aborted due to cross-transaction contention. This occurs when multiple transactions attempt to access "
+                + "the same data, requiring Firestore to abort at least one in order to enforce serializability.")
+        for (path, seen) in record.reads where database.document(at: path)?.updateTime != seen {
+            throw contention
+        }
+        for (query, seen) in record.queries {
+            var view = DatabaseView(state: database, readTime: nil)
+            let now = view.run(query)
+            guard now.count == seen.count, now.allSatisfy({ seen[$0.path] == $0.updateTime }) else { throw contention }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// What a client asks of a new transaction (`TransactionOptions`).
+enum TransactionMode: Sendable, Equatable {
+    /// Reads and writes; conflicting commits get `ABORTED` and the SDKs retry.
+    case readWrite
+    /// Reads only, at `readTime` (now when `nil`).
+    case readOnly(readTime: Timestamp?)
+}
+
+/// A transaction the server keeps between `BeginTransaction` and `Commit`/`Rollback`: what it read, so a
+/// commit after someone else changed it can be refused (optimistic concurrency: nobody waits on a lock).
+struct TransactionRecord: Sendable {
+    /// The database the transaction belongs to.
+    var database: DatabaseName
+    /// Whether writes are refused.
+    var readOnly: Bool
+    /// The fixed read time of a read-only transaction.
+    var readTime: Timestamp?
+    /// When it began (transactions expire `FirestoreStore.transactionLifetime` later).
+    var began: Date
+    /// Each document read, with the update time seen (`nil`: it did not exist).
+    var reads: [DocumentPath: Timestamp?] = [:]
+    /// Each query run, with the documents and update times it returned.
+    var queries: [(query: StructuredQuery, results: [DocumentPath: Timestamp])] = []
+}

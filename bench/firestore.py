@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Firestore commit throughput and query latency benchmark of a running-from-scratch `hearth` (standard
+library only).
+
+Starts `hearth start --only firestore --port firestore=0 --port hub=0` in an empty folder, then over one
+keep-alive HTTP/1.1 connection (REST, as curl and server code use it):
+
+1. commits batches of 500 documents (`documents:commit`, one atomic commit each) until --docs documents
+   exist, printing the throughput of every slice of --slice documents, so a degrading store shows;
+2. times queries on the loaded collection (median and p95 of --repeat runs): get one document by name, an
+   equality filter with limit 10, order by name with limit 10, an inequality + order by field with limit
+   10, a count aggregation over the whole collection, and a page of ListDocuments;
+3. prints the server's resident memory.
+
+Usage: bench/firestore.py [--docs 1000000] [--slice 100000] [--repeat 20] [--bin PATH]
+The binary is --bin, else $HEARTH_BIN, else .build/release/hearth. It prints figures next to the goal
+(>= 50,000 docs/s, flat); it asserts nothing about time. Exit status is non-zero only on a failed request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = "demo-bench"
+DATABASE = f"projects/{PROJECT}/databases/(default)"
+TABLE_ROW = re.compile(r"│\s*Firestore\s*│\s*(?P<host>[\d.]+):(?P<port>\d+)\s*│")
+BATCH = 500
+
+
+def binary(explicit: str | None) -> str:
+    path = explicit or os.environ.get("HEARTH_BIN") or str(ROOT / ".build/release/hearth")
+    if not os.access(path, os.X_OK):
+        sys.exit(f"no hearth binary at {path}: build one with `swift build -c release --product hearth`")
+    return path
+
+
+def start(path: str, folder: str) -> tuple[subprocess.Popen, str, int]:
+    process = subprocess.Popen(
+        [path, "start", "--only", "firestore", "--project", PROJECT, "--port", "firestore=0", "--port", "hub=0"],
+        cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    address = None
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        match = TABLE_ROW.search(line)
+        if match:
+            address = (match["host"], int(match["port"]))
+        if "All emulators ready" in line and address:
+            return process, address[0], address[1]
+    process.kill()
+    sys.exit("hearth did not become ready")
+
+
+class Client:
+    def __init__(self, host: str, port: int):
+        self.connection = http.client.HTTPConnection(host, port, timeout=600)
+
+    def call(self, method: str, path: str, body: bytes | None = None) -> object:
+        headers = {"Authorization": "Bearer owner"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        self.connection.request(method, path, body=body, headers=headers)
+        response = self.connection.getresponse()
+        data = response.read()
+        if response.status != 200:
+            sys.exit(f"{method} {path} -> {response.status}: {data[:300]!r}")
+        return json.loads(data)
+
+
+def batch_body(start: int) -> bytes:
+    writes = []
+    for n in range(start, start + BATCH):
+        writes.append(
+            '{"update":{"name":"%s/documents/bench/d%07d","fields":{"n":{"integerValue":"%d"},'
+            '"group":{"integerValue":"%d"},"title":{"stringValue":"document number %d"},'
+            '"tags":{"arrayValue":{"values":[{"stringValue":"t%d"},{"stringValue":"all"}]}}}}}'
+            % (DATABASE, n, n, n % 100, n, n % 10))
+    return ('{"writes":[' + ",".join(writes) + "]}").encode()
+
+
+def timed(action, repeat: int) -> tuple[float, float]:
+    samples = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - began) * 1000)
+    samples.sort()
+    return statistics.median(samples), samples[min(len(samples) - 1, int(len(samples) * 0.95))]
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--docs", type=int, default=1_000_000)
+    parser.add_argument("--slice", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--bin")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as folder:
+        process, host, port = start(binary(args.bin), folder)
+        try:
+            client = Client(host, port)
+            root = f"/v1/{DATABASE}/documents"
+            print(f"commits of {BATCH} documents into one collection, up to {args.docs:,} documents "
+                  f"(goal >= 50,000 docs/s, flat)")
+            written = 0
+            slice_start = time.perf_counter()
+            total_start = slice_start
+            while written < args.docs:
+                body = batch_body(written)
+                client.call("POST", root + ":commit", body)
+                written += BATCH
+                if written % args.slice == 0 or written >= args.docs:
+                    now = time.perf_counter()
+                    size = written % args.slice or args.slice
+                    print(f"  {written:>9,} docs: {size / (now - slice_start):>9,.0f} docs/s in the last slice")
+                    slice_start = now
+            elapsed = time.perf_counter() - total_start
+            print(f"  overall: {written / elapsed:,.0f} docs/s ({elapsed:.1f} s); server RSS {rss_mb(process.pid):,.0f} MB")
+
+            def query(structured: dict) -> bytes:
+                return json.dumps({"structuredQuery": structured}).encode()
+
+            middle = f"{DATABASE}/documents/bench/d{args.docs // 2:07d}"
+            field = lambda name: {"fieldPath": name}
+            cases = {
+                "get one document": lambda: client.call("GET", f"/v1/{middle}"),
+                "where group == 7, limit 10": lambda: client.call("POST", root + ":runQuery", query({
+                    "from": [{"collectionId": "bench"}], "limit": 10,
+                    "where": {"fieldFilter": {"field": field("group"), "op": "EQUAL", "value": {"integerValue": "7"}}}})),
+                "order by __name__, limit 10": lambda: client.call("POST", root + ":runQuery", query({
+                    "from": [{"collectionId": "bench"}], "limit": 10,
+                    "orderBy": [{"field": field("__name__"), "direction": "ASCENDING"}]})),
+                "where n > half, order by n desc, limit 10": lambda: client.call("POST", root + ":runQuery", query({
+                    "from": [{"collectionId": "bench"}], "limit": 10,
+                    "where": {"fieldFilter": {"field": field("n"), "op": "GREATER_THAN",
+                                              "value": {"integerValue": str(args.docs // 2)}}},
+                    "orderBy": [{"field": field("n"), "direction": "DESCENDING"}]})),
+                "count(*) of the collection": lambda: client.call("POST", root + ":runAggregationQuery", json.dumps({
+                    "structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "bench"}]},
+                                                   "aggregations": [{"alias": "n", "count": {}}]}}).encode()),
+                "list documents, page of 100": lambda: client.call("GET", root + "/bench?pageSize=100"),
+            }
+            print(f"query latency over {written:,} documents, {args.repeat} runs (median / p95)")
+            for name, action in cases.items():
+                median, p95 = timed(action, args.repeat)
+                print(f"  {name:<42} {median:>9.2f} ms / {p95:>9.2f} ms")
+            print(f"server RSS after queries: {rss_mb(process.pid):,.0f} MB")
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
