@@ -3,10 +3,10 @@
 The tests talk to a running hearth over loopback, the way apps and the official SDKs do:
 
 * Under `hearth exec -- pytest conformance` (what `scripts/test` and CI do) the suite is already
-  running and the environment says where: FIREBASE_AUTH_EMULATOR_HOST, FIREBASE_EMULATOR_HUB and
-  GCLOUD_PROJECT, exactly as the official `firebase emulators:exec` sets them.
+  running and the environment says where: FIREBASE_AUTH_EMULATOR_HOST, FIRESTORE_EMULATOR_HOST,
+  FIREBASE_EMULATOR_HUB and GCLOUD_PROJECT, exactly as the official `firebase emulators:exec` sets them.
 * Run on its own (`pytest conformance`), the session starts a hearth itself on free ports
-  (`hearth start --port auth=0 --port hub=0`), reads the real ports off its table, and stops it
+  (`hearth start --port auth=0 --port firestore=0 --port hub=0`), reads the real ports off its table, and stops it
   by PID at the end.
 
 The hearth binary is `$HEARTH_BIN`, else `.build/release/hearth`, else `.build/debug/hearth`.
@@ -28,18 +28,21 @@ def suite():
     """The running suite: from the `hearth exec` environment, else one started for this session."""
     auth = os.environ.get("FIREBASE_AUTH_EMULATOR_HOST")
     hub = os.environ.get("FIREBASE_EMULATOR_HUB")
+    firestore = os.environ.get("FIRESTORE_EMULATOR_HOST")
     project = os.environ.get("GCLOUD_PROJECT")
-    if auth and hub and project:
-        yield Suite(auth_host=auth, hub_host=hub, project_id=project)
+    if auth and hub and firestore and project:
+        yield Suite(auth_host=auth, hub_host=hub, project_id=project, firestore_host=firestore)
         return
     project = project or "demo-hearth"
-    hearth = RunningHearth(["--project", project, "--port", "auth=0", "--port", "hub=0"])
+    hearth = RunningHearth(
+        ["--project", project, "--port", "auth=0", "--port", "firestore=0", "--port", "hub=0"])
     try:
         hearth.wait_ready()
         addresses = hearth.addresses
-        assert "Authentication" in addresses and "Emulator Hub" in addresses, hearth.output()
-        started = Suite(addresses["Authentication"], addresses["Emulator Hub"], project)
+        assert {"Authentication", "Firestore", "Emulator Hub"} <= set(addresses), hearth.output()
+        started = Suite(addresses["Authentication"], addresses["Emulator Hub"], project, addresses["Firestore"])
         os.environ["FIREBASE_AUTH_EMULATOR_HOST"] = started.auth_host
+        os.environ["FIRESTORE_EMULATOR_HOST"] = started.firestore_host
         os.environ["FIREBASE_EMULATOR_HUB"] = started.hub_host
         os.environ["GCLOUD_PROJECT"] = project
         yield started

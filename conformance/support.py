@@ -181,6 +181,11 @@ class Suite:
     auth_host: str  # "127.0.0.1:9099", as in FIREBASE_AUTH_EMULATOR_HOST
     hub_host: str  # as in FIREBASE_EMULATOR_HUB
     project_id: str
+    firestore_host: str = ""  # as in FIRESTORE_EMULATOR_HOST
+
+    @property
+    def firestore_url(self) -> str:
+        return f"http://{self.firestore_host}"
 
     @property
     def auth_url(self) -> str:

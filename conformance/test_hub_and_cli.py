@@ -29,9 +29,8 @@ from support import (
     split_address,
 )
 
-FREE_PORTS = ["--port", "auth=0", "--port", "hub=0"]
+FREE_PORTS = ["--port", "auth=0", "--port", "firestore=0", "--port", "hub=0"]
 OTHER_EMULATOR_VARIABLES = (
-    "FIRESTORE_EMULATOR_HOST",
     "FIREBASE_DATABASE_EMULATOR_HOST",
     "FIREBASE_STORAGE_EMULATOR_HOST",
     "STORAGE_EMULATOR_HOST",
@@ -41,7 +40,7 @@ DUMP_ENV = (
     "import json, os, socket, sys\n"
     "env = dict(os.environ)\n"
     "reachable = {}\n"
-    "for name in ('FIREBASE_AUTH_EMULATOR_HOST', 'FIREBASE_EMULATOR_HUB'):\n"
+    "for name in ('FIREBASE_AUTH_EMULATOR_HOST', 'FIRESTORE_EMULATOR_HOST', 'FIREBASE_EMULATOR_HUB'):\n"
     "    host, _, port = env.get(name, ':0').rpartition(':')\n"
     "    try:\n"
     "        socket.create_connection((host.strip('[]'), int(port)), timeout=2).close(); reachable[name] = True\n"
@@ -85,15 +84,15 @@ def test_hub_lists_running_emulators_with_real_ports(suite):
     response = requests.get(suite.hub_url + "/emulators", timeout=5)
     assert response.status_code == 200, response.text
     body = response.json()
-    assert {"auth", "hub"} <= set(body), body
-    for name, address in (("auth", suite.auth_host), ("hub", suite.hub_host)):
+    assert {"auth", "firestore", "hub"} <= set(body), body
+    for name, address in (("auth", suite.auth_host), ("firestore", suite.firestore_host), ("hub", suite.hub_host)):
         entry = body[name]
         host, port = split_address(address)
         assert entry["name"] == name
         assert entry["host"] == host
         assert entry["port"] == port
         assert entry["listen"] == [{"address": host, "family": "IPv4", "port": port}], entry
-    for absent in ("firestore", "database", "storage"):
+    for absent in ("database", "storage"):
         assert absent not in body, f"{absent} does not run, so the hub does not list it"
 
 
@@ -110,7 +109,7 @@ def test_start_prints_table_and_ready_line_and_stops_on_sigint(tmp_path):
     try:
         hearth.wait_ready()
         addresses = hearth.addresses
-        assert set(addresses) == {"Authentication", "Emulator Hub"}, hearth.output()
+        assert set(addresses) == {"Authentication", "Firestore", "Emulator Hub"}, hearth.output()
         for address in addresses.values():
             host, port = split_address(address)
             assert host == "127.0.0.1"
@@ -245,7 +244,9 @@ def test_exec_gives_the_official_environment_for_running_emulators_only(tmp_path
     assert "//" not in env["FIREBASE_AUTH_EMULATOR_HOST"], "firebase-admin rejects a scheme here"
     assert auth_host == hub_host == "127.0.0.1"
     assert auth_port != 0 and hub_port != 0
-    assert dumped["reachable"] == {"FIREBASE_AUTH_EMULATOR_HOST": True, "FIREBASE_EMULATOR_HUB": True}
+    assert dumped["reachable"] == {
+        "FIREBASE_AUTH_EMULATOR_HOST": True, "FIRESTORE_EMULATOR_HOST": True, "FIREBASE_EMULATOR_HUB": True}
+    assert "//" not in env["FIRESTORE_EMULATOR_HOST"]
     assert json.loads(env["FIREBASE_CONFIG"])["projectId"] == "demo-execenv"
     for name in OTHER_EMULATOR_VARIABLES:
         assert name not in env, f"{name} is set although that emulator does not run"

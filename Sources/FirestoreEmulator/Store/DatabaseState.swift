@@ -78,9 +78,11 @@ final class DatabaseState {
         }
     }
 
-    /// The paths of collections named `collectionID` at or below `parent` (the root: everywhere).
+    /// The paths of collections named `collectionID` at or below `parent` (the root: everywhere); every
+    /// collection there when `collectionID` is empty (a kindless query, as `recursiveDelete` sends).
     func collectionGroup(_ collectionID: String, under parent: DocumentPath) -> [DocumentPath] {
-        (collectionsByID[collectionID] ?? []).filter { parent.isPrefix(of: $0) }.sorted()
+        let candidates = collectionID.isEmpty ? Array(collections.keys) : Array(collectionsByID[collectionID] ?? [])
+        return candidates.filter { parent.isPrefix(of: $0) }.sorted()
     }
 
     /// The ids of the non-empty collections directly under `parent` (the root or a document), sorted.
