@@ -43,6 +43,10 @@ struct FirestoreTestClient {
         emulator = try FirestoreEmulator(projectID: projectID, port: 0)
     }
 
+    init(emulator: FirestoreEmulator) {
+        self.emulator = emulator
+    }
+
     /// Runs `body` with a router-level test client.
     func run(_ body: @Sendable (Session) async throws -> Void) async throws {
         let app = Application(responder: emulator.responder)
