@@ -112,25 +112,6 @@ extension JSONValue: Codable {
     }
 }
 
-extension JSONValue {
-    /// Parses JSON text; throws `DecodingError` on malformed input.
-    public static func parse(_ data: Data) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: data)
-    }
-
-    /// Parses JSON text; throws `DecodingError` on malformed input.
-    public static func parse(_ text: String) throws -> JSONValue {
-        try parse(Data(text.utf8))
-    }
-
-    /// Compact JSON text with sorted keys.
-    public func serialized() -> String {
-        // Encoding a JSONValue cannot fail: every case maps to a JSON primitive or container.
-        let data = (try? JSONEncoder.compact.encode(self)) ?? Data("null".utf8)
-        return String(decoding: data, as: UTF8.self)
-    }
-}
-
 extension JSONEncoder {
     /// The encoder every emulator writes JSON with: compact, sorted keys, slashes unescaped.
     public static var compact: JSONEncoder {
