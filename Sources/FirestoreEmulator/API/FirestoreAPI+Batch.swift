@@ -81,6 +81,12 @@ extension FirestoreAPI {
         try call.checkBody(allowing: ["database", "writes", "labels"])
         try Self.checkDatabase(call.body, database)
         let writes = try Self.writes(call.body, database)
+        var written = Set<DocumentPath>()
+        for write in writes where !written.insert(write.path).inserted {
+            throw .firestore(
+                .invalidArgument,
+                "A batch write cannot write to the same document more than once: \(write.path.name(in: database))")
+        }
         var results: [JSONValue] = []
         var statuses: [JSONValue] = []
         for write in writes {

@@ -72,7 +72,7 @@ extension FirestoreAPI {
         throws(APIError) -> JSONValue
     {
         try call.checkQuery(allowing: ["documentId", "mask.fieldPaths"])
-        try call.checkBody(allowing: ["name", "fields", "createTime", "updateTime"])
+        try call.checkBody(allowing: ["name", "fields", "createTime", "updateTime"], at: "document")
         let mask = try call.mask()
         let id = call.query["documentId"].flatMap { $0.isEmpty ? nil : $0 } ?? RandomID.make(length: 20)
         try DocumentPath.validateID(id)
@@ -88,7 +88,7 @@ extension FirestoreAPI {
         try call.checkQuery(allowing: [
             "updateMask.fieldPaths", "mask.fieldPaths", "currentDocument.exists", "currentDocument.updateTime",
         ])
-        try call.checkBody(allowing: ["name", "fields", "createTime", "updateTime"])
+        try call.checkBody(allowing: ["name", "fields", "createTime", "updateTime"], at: "document")
         if let name = call.body["name"]?.stringValue, !name.isEmpty, name != path.name(in: database) {
             throw .firestore(.invalidArgument, "Document name \"\(name)\" does not match the name in the URL.")
         }

@@ -65,7 +65,8 @@ extension FirestoreAPI {
         guard query.orderBy.allSatisfy({ $0 == QueryOrder(field: .documentName) }), query.filter == nil else {
             throw .firestore(.invalidArgument, "Partition queries support only ordering by __name__ ascending and no filters.")
         }
-        guard let count = call.body["partitionCount"]?.intValue, count >= 1 else {
+        let countField = call.body["partitionCount"]
+        guard let count = countField?.intValue ?? countField?.stringValue.flatMap({ Int64($0) }), count >= 1 else {
             throw .firestore(.invalidArgument, "partition_count must be positive.")
         }
         let (documents, _) = try store.read(database, consistency: try call.bodyConsistency()) {

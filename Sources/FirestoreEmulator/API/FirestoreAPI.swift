@@ -105,9 +105,11 @@ struct RESTCall {
     var now: Timestamp
 
     /// Refuses body fields other than `allowed`, as production's JSON parser does.
-    func checkBody(allowing allowed: Set<String>) throws(APIError) {
+    /// `location` names the message the body is (`document` for a Document body).
+    func checkBody(allowing allowed: Set<String>, at location: String? = nil) throws(APIError) {
         for key in body.objectValue?.keys.sorted() ?? [] where !allowed.contains(key) {
-            throw .firestore(.invalidArgument, "Invalid JSON payload received. Unknown name \"\(key)\": Cannot find field.")
+            let at = location.map { " at '\($0)'" } ?? ""
+            throw .firestore(.invalidArgument, "Invalid JSON payload received. Unknown name \"\(key)\"\(at): Cannot find field.")
         }
     }
 

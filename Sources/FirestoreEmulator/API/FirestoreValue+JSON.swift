@@ -4,16 +4,16 @@ import Foundation
 /// proto3 JSON for `google.firestore.v1.Value`, as REST clients send and expect it.
 extension FirestoreValue {
     /// Decodes a `Value` object; `field` names it in production's error messages.
-    init(json: JSONValue, field: String = "value") throws(APIError) {
+    init(json: JSONValue, field: @autoclosure () -> String = "value") throws(APIError) {
         guard let object = json.objectValue, object.count == 1, let (kind, payload) = object.first else {
-            throw .firestore(.invalidArgument, "Invalid value at '\(field)': a Value must set exactly one of its fields.")
+            throw .firestore(.invalidArgument, "Invalid value at '\(field())': a Value must set exactly one of its fields.")
         }
         switch kind {
         case "nullValue":
-            guard payload == .null || payload == "NULL_VALUE" else { throw Self.invalid(field, kind, payload) }
+            guard payload == .null || payload == "NULL_VALUE" else { throw Self.invalid(field(), kind, payload) }
             self = .null
         case "booleanValue":
-            guard let value = payload.boolValue else { throw Self.invalid(field, kind, payload) }
+            guard let value = payload.boolValue else { throw Self.invalid(field(), kind, payload) }
             self = .boolean(value)
         case "integerValue":
             if let value = payload.intValue, payload.doubleValue.map({ $0.rounded() == $0 }) ?? false {
@@ -21,7 +21,7 @@ extension FirestoreValue {
             } else if let text = payload.stringValue, let value = Int64(text) {
                 self = .integer(value)
             } else {
-                throw Self.invalid(field, kind, payload)
+                throw Self.invalid(field(), kind, payload)
             }
         case "doubleValue":
             switch payload {
@@ -31,51 +31,56 @@ extension FirestoreValue {
             case .string("Infinity"): self = .double(.infinity)
             case .string("-Infinity"): self = .double(-.infinity)
             case .string(let text) where Double(text) != nil: self = .double(Double(text)!)
-            default: throw Self.invalid(field, kind, payload)
+            default: throw Self.invalid(field(), kind, payload)
             }
         case "timestampValue":
             guard let text = payload.stringValue, let (seconds, nanos) = Self.parseTimestamp(text) else {
-                throw Self.invalid(field, kind, payload)
+                throw Self.invalid(field(), kind, payload)
             }
-            self = .timestamp(seconds: seconds, nanos: nanos)
+            // Stored at microseconds, extra digits rounded down, as production stores them.
+            self = .timestamp(seconds: seconds, nanos: nanos - nanos % 1000)
         case "stringValue":
-            guard let value = payload.stringValue else { throw Self.invalid(field, kind, payload) }
+            guard let value = payload.stringValue else { throw Self.invalid(field(), kind, payload) }
             self = .string(value)
         case "bytesValue":
             guard let text = payload.stringValue, let data = Data(base64Encoded: text) ?? Data(base64URLEncoded: text)
-            else { throw Self.invalid(field, kind, payload) }
+            else { throw Self.invalid(field(), kind, payload) }
             self = .bytes(Array(data))
         case "referenceValue":
-            guard let value = payload.stringValue else { throw Self.invalid(field, kind, payload) }
+            guard let value = payload.stringValue else { throw Self.invalid(field(), kind, payload) }
             self = .reference(value)
         case "geoPointValue":
             let latitude = payload["latitude"]?.doubleValue ?? (payload["latitude"] == nil ? 0 : nil)
             let longitude = payload["longitude"]?.doubleValue ?? (payload["longitude"] == nil ? 0 : nil)
-            guard payload.objectValue != nil, let latitude, let longitude else { throw Self.invalid(field, kind, payload) }
+            guard payload.objectValue != nil, let latitude, let longitude else { throw Self.invalid(field(), kind, payload) }
             self = .geoPoint(latitude: latitude, longitude: longitude)
         case "arrayValue":
-            guard let object = payload.objectValue else { throw Self.invalid(field, kind, payload) }
+            guard let object = payload.objectValue else { throw Self.invalid(field(), kind, payload) }
             var values: [FirestoreValue] = []
             for (index, item) in (object["values"]?.arrayValue ?? []).enumerated() {
-                values.append(try FirestoreValue(json: item, field: "\(field).values[\(index)]"))
+                values.append(try FirestoreValue(json: item, field: "\(field()).array_value.values[\(index)]"))
             }
             self = .array(values)
         case "mapValue":
-            guard let object = payload.objectValue else { throw Self.invalid(field, kind, payload) }
-            self = .map(try Self.fields(object["fields"] ?? [:], field: "\(field).fields"))
+            guard let object = payload.objectValue else { throw Self.invalid(field(), kind, payload) }
+            self = .map(try Self.fields(object["fields"] ?? [:], field: "\(field()).map_value.fields"))
         default:
-            throw .firestore(.invalidArgument, "Invalid JSON payload received. Unknown name \"\(kind)\" at '\(field)': Cannot find field.")
+            throw .firestore(.invalidArgument, "Invalid JSON payload received. Unknown name \"\(kind)\" at '\(field())': Cannot find field.")
         }
     }
 
     /// Decodes a `fields` map (`{name: Value}`).
-    static func fields(_ json: JSONValue, field: String = "fields") throws(APIError) -> [String: FirestoreValue] {
+    static func fields(_ json: JSONValue, field: @autoclosure () -> String = "fields") throws(APIError)
+        -> [String: FirestoreValue]
+    {
         guard let object = json.objectValue else {
-            throw .firestore(.invalidArgument, "Invalid value at '\(field)': expected a map of field names to values.")
+            throw .firestore(.invalidArgument, "Invalid value at '\(field())': expected a map of field names to values.")
         }
         var result: [String: FirestoreValue] = [:]
         for (name, value) in object {
-            result[name] = try FirestoreValue(json: value, field: "\(field)[\(name)]")
+            // Production names a map entry by its position: `fields[0].value`.
+            result[name] = try FirestoreValue(
+                json: value, field: "\(field())[\(object.keys.sorted().firstIndex(of: name) ?? 0)].value")
         }
         return result
     }
@@ -104,11 +109,28 @@ extension FirestoreValue {
     }
 
     private static func invalid(_ field: String, _ kind: String, _ payload: JSONValue) -> APIError {
-        .firestore(.invalidArgument, "Invalid value at '\(field).\(kind)' (\(kind)), \(payload.serialized())")
+        let type: String
+        switch kind {
+        case "nullValue": type = "type.googleapis.com/google.protobuf.NullValue"
+        case "booleanValue": type = "TYPE_BOOL"
+        case "integerValue": type = "TYPE_INT64"
+        case "doubleValue": type = "TYPE_DOUBLE"
+        case "timestampValue": type = "type.googleapis.com/google.protobuf.Timestamp"
+        case "bytesValue": type = "TYPE_BYTES"
+        case "geoPointValue": type = "type.googleapis.com/google.type.LatLng"
+        case "arrayValue": type = "type.googleapis.com/google.firestore.v1.ArrayValue"
+        case "mapValue": type = "type.googleapis.com/google.firestore.v1.MapValue"
+        default: type = "TYPE_STRING"
+        }
+        return .firestore(
+            .invalidArgument,
+            "Invalid value at '\(field).\(ProtoName.snakeCase(kind))' (\(type)), \(payload.serialized())")
     }
 
     /// RFC 3339 with 0–9 fractional digits and `Z` or an offset.
     static func parseTimestamp(_ text: String) -> (Int64, Int32)? {
+        // google.protobuf.Timestamp covers 0001-01-01 to 9999-12-31.
+        guard let year = Int(text.prefix(4)), text.count > 4, (1...9999).contains(year) else { return nil }
         var text = Substring(text)
         var nanos: Int32 = 0
         if let dot = text.firstIndex(of: ".") {
@@ -121,14 +143,34 @@ extension FirestoreValue {
         return (Int64(date.timeIntervalSince1970.rounded(.down)), nanos)
     }
 
-    /// `2024-01-02T03:04:05.123456Z` (microseconds when there are any, as the backend stores them).
+    /// `2024-01-02T03:04:05.123456Z` (as many digits as the nanoseconds need: none, 3, 6 or 9).
     static func formatTimestamp(seconds: Int64, nanos: Int32) -> String {
-        let date = Date(timeIntervalSince1970: TimeInterval(seconds))
-        var base = Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).format(date)
-        if base.hasSuffix("Z") { base.removeLast() }
-        guard nanos != 0 else { return base + "Z" }
-        var fraction = String(format: "%09d", nanos)
-        while fraction.hasSuffix("000") { fraction.removeLast(3) }
-        return base + "." + fraction + "Z"
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        var text = ""
+        text.reserveCapacity(30)
+        text += padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2) + "T"
+        text += padded(secondOfDay / 3600, 2) + ":" + padded(secondOfDay / 60 % 60, 2) + ":" + padded(secondOfDay % 60, 2)
+        if nanos != 0 {
+            var fraction = padded(Int64(nanos), 9)
+            while fraction.hasSuffix("000") { fraction.removeLast(3) }
+            text += "." + fraction
+        }
+        return text + "Z"
+    }
+
+    private static func padded(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 }

@@ -158,7 +158,7 @@ private struct ProtoObject {
         }
         var members: [String: JSONValue] = [:]
         for (key, value) in object.sorted(by: { $0.key < $1.key }) {
-            guard let field = fields.first(where: { $0 == key || Self.snakeCase($0) == key }) else {
+            guard let field = fields.first(where: { $0 == key || ProtoName.snakeCase($0) == key }) else {
                 throw .firestore(
                     .invalidArgument, "Invalid JSON payload received. Unknown name \"\(key)\" at '\(location)': Cannot find field.")
             }
@@ -172,7 +172,7 @@ private struct ProtoObject {
     subscript(field: String) -> JSONValue? { members[field] }
 
     /// Where `field` sits, for messages.
-    func location(of field: String) -> String { location + "." + Self.snakeCase(field) }
+    func location(of field: String) -> String { location + "." + ProtoName.snakeCase(field) }
 
     /// A message field.
     func message(_ field: String, type: String, fields: [String]) throws(APIError) -> ProtoObject? {
@@ -247,16 +247,4 @@ private struct ProtoObject {
         .firestore(.invalidArgument, "Invalid value at '\(location)' (\(type)), \(json.serialized())")
     }
 
-    /// `orderBy` → `order_by`.
-    private static func snakeCase(_ name: String) -> String {
-        var result = ""
-        for character in name {
-            if character.isUppercase {
-                result += "_" + character.lowercased()
-            } else {
-                result.append(character)
-            }
-        }
-        return result
-    }
 }

@@ -164,7 +164,7 @@ private struct ProtoJSONObject {
             throw .firestore(.invalidArgument, "Invalid value at '\(field)' (type.googleapis.com/\(type)), \(json.serialized())")
         }
         for (key, value) in object where value != .null {
-            guard let name = names.first(where: { $0 == key || Self.protoName($0) == key }) else {
+            guard let name = names.first(where: { $0 == key }) ?? names.first(where: { ProtoName.snakeCase($0) == key }) else {
                 throw .firestore(
                     .invalidArgument, "Invalid JSON payload received. Unknown name \"\(key)\" at '\(field)': Cannot find field.")
             }
@@ -176,7 +176,7 @@ private struct ProtoJSONObject {
     subscript(name: String) -> JSONValue { members[name] ?? .null }
 
     /// The path of member `name` for messages: `field.proto_name`.
-    func path(_ name: String) -> String { "\(field).\(Self.protoName(name))" }
+    func path(_ name: String) -> String { "\(field).\(ProtoName.snakeCase(name))" }
 
     /// Which one of the `oneof` members `among` is set; none or several is INVALID_ARGUMENT.
     func oneof(_ oneof: String, among names: [String]) throws(APIError) -> String {
@@ -237,16 +237,4 @@ private struct ProtoJSONObject {
         .firestore(.invalidArgument, "Invalid value at '\(path(name))' (\(type)), \(value.serialized())")
     }
 
-    /// A member's proto name from its JSON name: `updateMask` → `update_mask`.
-    private static func protoName(_ jsonName: String) -> String {
-        var result = ""
-        for character in jsonName {
-            if character.isUppercase {
-                result += "_" + character.lowercased()
-            } else {
-                result.append(character)
-            }
-        }
-        return result
-    }
 }

@@ -35,15 +35,8 @@ final class DatabaseState {
     func record(_ document: Document?, at path: DocumentPath, time: Timestamp, horizon: Timestamp) {
         let collectionPath = path.parent
         let id = path.lastSegment ?? ""
-        let before = collections[collectionPath]?.entries[id]?.current
-        if before == nil, document == nil { return }
-        register(collectionPath)
-        if collections[collectionPath]!.entries[id] == nil {
-            collections[collectionPath]!.entries[id] = DocumentEntry(time: time, document: document)
-            collections[collectionPath]!.ids.insert(id)
-        } else {
-            collections[collectionPath]!.entries[id]!.record(document, at: time, horizon: horizon)
-        }
+        if collections[collectionPath] == nil { register(collectionPath) }
+        let before = Self.record(document, id: id, time: time, horizon: horizon, in: &collections[collectionPath]!)
         switch (before, document) {
         case (nil, .some):
             documentCount += 1
@@ -55,6 +48,23 @@ final class DatabaseState {
         default: break
         }
         forgetTombstones(before: horizon)
+    }
+
+    /// Records a version of document `id` in `collection` (one dictionary access); returns the previous one.
+    private static func record(
+        _ document: Document?, id: String, time: Timestamp, horizon: Timestamp, in collection: inout CollectionState
+    ) -> Document? {
+        guard var entry = collection.entries.removeValue(forKey: id) else {
+            if document != nil {
+                collection.entries[id] = DocumentEntry(time: time, document: document)
+                collection.ids.insert(id)
+            }
+            return nil
+        }
+        let before = entry.current
+        entry.record(document, at: time, horizon: horizon)
+        collection.entries[id] = entry
+        return before
     }
 
     /// The documents of the collection at `collectionPath` that exist now (or at `time`), in name order,

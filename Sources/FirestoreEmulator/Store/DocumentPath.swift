@@ -71,7 +71,9 @@ extension DocumentPath {
     /// Splits a resource name `projects/{p}/databases/{d}/documents[/...]` into its database and path,
     /// validating every id; errors are production's INVALID_ARGUMENT messages.
     static func parse(resourceName name: String) throws(APIError) -> (DatabaseName, DocumentPath) {
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let parts = name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
+            String(Substring($0))
+        }
         guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases", parts[4] == "documents",
             !parts[1].isEmpty, !parts[3].isEmpty
         else {
@@ -98,6 +100,12 @@ extension DocumentPath {
     /// bytes, not `.` or `..`, not `__…__`, no `/`.
     static func validateID(_ id: String) throws(APIError) {
         if id.isEmpty { throw .firestore(.invalidArgument, "Resource id \"\" is invalid because it is empty.") }
+        let bytes = id.utf8
+        if bytes.count <= 1500, bytes.first != UInt8(ascii: "."), bytes.first != UInt8(ascii: "_"),
+            !bytes.contains(UInt8(ascii: "/"))
+        {
+            return
+        }
         if id.contains("/") { throw .firestore(.invalidArgument, "Resource id \"\(id)\" is invalid because it contains \"/\".") }
         if id == "." || id == ".." || (id.hasPrefix("__") && id.hasSuffix("__") && id.count >= 4) {
             throw .firestore(.invalidArgument, "Resource id \"\(id)\" is invalid because it is reserved.")

@@ -157,14 +157,15 @@ final class FirestoreStore: Sendable {
             try authorize(pending, DatabaseView(state: databaseState, readTime: nil, overlay: overlay), commitTime)
             let horizon = Timestamp(date.addingTimeInterval(-Self.retention))
             var changes: [(path: DocumentPath, before: Document?, after: Document?)] = []
-            for (path, after) in overlay {
+            for pending in pending {
+                let path = pending.write.path
+                guard let after = overlay.removeValue(forKey: path) else { continue }
                 let before = databaseState.document(at: path)
                 // A write that changed nothing (see `Write.apply`) keeps the document and its update time.
                 if before?.updateTime == after?.updateTime { continue }
                 databaseState.record(after, at: path, time: commitTime, horizon: horizon)
                 changes.append((path, before, after))
             }
-            changes.sort { $0.path < $1.path }
             return CommitOutcome(commitTime: commitTime, results: results, changes: changes)
         }
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension FirestoreValue: Comparable {
     /// Firestore's total order of values (the order of `orderBy` and cursors).
     static func < (lhs: FirestoreValue, rhs: FirestoreValue) -> Bool {
@@ -41,8 +43,19 @@ extension FirestoreValue: Comparable {
         return a == b ? 0 : (a < b ? -1 : 1)
     }
 
-    /// Compares two strings' UTF-8 bytes without copying them.
+    /// Compares two strings' UTF-8 bytes without copying them (`memcmp` when both are contiguous).
     static func compareUTF8<A: Sequence<UInt8>, B: Sequence<UInt8>>(_ a: A, _ b: B) -> Int {
+        let contiguous = a.withContiguousStorageIfAvailable { left in
+            b.withContiguousStorageIfAvailable { right -> Int in
+                let common = min(left.count, right.count)
+                if common > 0, let l = left.baseAddress, let r = right.baseAddress {
+                    let result = memcmp(l, r, common)
+                    if result != 0 { return result < 0 ? -1 : 1 }
+                }
+                return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
+            }
+        }
+        if let result = contiguous ?? nil { return result }
         var left = a.makeIterator()
         var right = b.makeIterator()
         while true {
@@ -74,6 +87,8 @@ extension FirestoreValue: Comparable {
     }
 
     static func compareSegments(_ a: Substring, _ b: Substring) -> Int {
+        // Numeric ids (`__id<n>__`) start with an underscore; anything else compares by bytes.
+        if a.utf8.first != UInt8(ascii: "_"), b.utf8.first != UInt8(ascii: "_") { return compareUTF8(a.utf8, b.utf8) }
         switch (numericID(a), numericID(b)) {
         case (let x?, let y?): return x == y ? 0 : (x < y ? -1 : 1)
         case (.some, nil): return -1

@@ -13,7 +13,10 @@ struct SortedIDs: Sendable, Sequence {
 
     /// Whether `a` sorts before `b` as document ids do.
     static func precedes(_ a: String, _ b: String) -> Bool {
-        FirestoreValue.compareSegments(Substring(a), Substring(b)) < 0
+        if a.utf8.first != UInt8(ascii: "_"), b.utf8.first != UInt8(ascii: "_") {
+            return FirestoreValue.compareUTF8(a.utf8, b.utf8) < 0
+        }
+        return FirestoreValue.compareSegments(Substring(a), Substring(b)) < 0
     }
 
     /// Adds `id` unless present; returns whether it was added.
