@@ -5,14 +5,15 @@ library only).
 Starts `hearth start --only firestore --port firestore=0 --port hub=0` in an empty folder, then over one
 keep-alive HTTP/1.1 connection (REST, as curl and server code use it):
 
-1. commits batches of 500 documents (`documents:commit`, one atomic commit each) until --docs documents
-   exist, printing the throughput of every slice of --slice documents, so a degrading store shows;
+1. commits batches of 500 documents (`documents:commit`, one atomic commit each) from --connections
+   clients in parallel until --docs documents exist, printing the throughput of every slice of --slice
+   documents, so a degrading store shows;
 2. times queries on the loaded collection (median and p95 of --repeat runs): get one document by name, an
    equality filter with limit 10, order by name with limit 10, an inequality + order by field with limit
    10, a count aggregation over the whole collection, and a page of ListDocuments;
 3. prints the server's resident memory.
 
-Usage: bench/firestore.py [--docs 1000000] [--slice 100000] [--repeat 20] [--bin PATH]
+Usage: bench/firestore.py [--docs 1000000] [--slice 100000] [--repeat 20] [--connections 2] [--bin PATH]
 The binary is --bin, else $HEARTH_BIN, else .build/release/hearth. It prints figures next to the goal
 (>= 50,000 docs/s, flat); it asserts nothing about time. Exit status is non-zero only on a failed request.
 """
@@ -28,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -113,6 +115,8 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=1_000_000)
     parser.add_argument("--slice", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--connections", type=int, default=2,
+                        help="clients committing in parallel, each on its own keep-alive connection")
     parser.add_argument("--bin")
     args = parser.parse_args()
 
@@ -124,19 +128,46 @@ def main() -> None:
             print(f"commits of {BATCH} documents into one collection, up to {args.docs:,} documents "
                   f"(goal >= 50,000 docs/s, flat)")
             written = 0
+            lock = threading.Lock()
             slice_start = time.perf_counter()
             total_start = slice_start
-            while written < args.docs:
-                body = batch_body(written)
-                client.call("POST", root + ":commit", body)
-                written += BATCH
-                if written % args.slice == 0 or written >= args.docs:
-                    now = time.perf_counter()
-                    size = written % args.slice or args.slice
-                    print(f"  {written:>9,} docs: {size / (now - slice_start):>9,.0f} docs/s in the last slice")
-                    slice_start = now
+            next_batch = iter(range(0, args.docs, BATCH))
+
+            failures: list[BaseException] = []
+
+            def committer() -> None:
+                try:
+                    commit_batches()
+                except BaseException as failure:  # sys.exit in a thread only ends that thread
+                    failures.append(failure)
+
+            def commit_batches() -> None:
+                nonlocal written, slice_start
+                own = Client(host, port)
+                while True:
+                    with lock:
+                        start_at = next(next_batch, None)
+                    if start_at is None:
+                        return
+                    own.call("POST", root + ":commit", batch_body(start_at))
+                    with lock:
+                        written += BATCH
+                        if written % args.slice == 0 or written >= args.docs:
+                            now = time.perf_counter()
+                            size = written % args.slice or args.slice
+                            print(f"  {written:>9,} docs: {size / (now - slice_start):>9,.0f} docs/s in the last slice")
+                            slice_start = now
+
+            threads = [threading.Thread(target=committer) for _ in range(max(args.connections, 1))]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            if failures:
+                sys.exit(f"a commit failed: {failures[0]}")
             elapsed = time.perf_counter() - total_start
-            print(f"  overall: {written / elapsed:,.0f} docs/s ({elapsed:.1f} s); server RSS {rss_mb(process.pid):,.0f} MB")
+            print(f"  overall: {written / elapsed:,.0f} docs/s ({elapsed:.1f} s, {len(threads)} connections); "
+                  f"server RSS {rss_mb(process.pid):,.0f} MB")
 
             def query(structured: dict) -> bytes:
                 return json.dumps({"structuredQuery": structured}).encode()

@@ -46,8 +46,12 @@ struct DatabaseView {
         let readTime = self.readTime
         if query.allDescendants {
             let candidates = state.collectionGroup(query.collectionID, under: query.parent).lazy.flatMap {
-                state.documents(in: $0, at: readTime)
+                state.unorderedDocuments(in: $0, at: readTime)
             }
+            results = query.run(over: candidates, in: name, candidatesInNameOrder: false)
+        } else if query.normalizedOrder != [QueryOrder(field: .documentName)] {
+            // The query sorts its matches anyway: scan in storage order.
+            let candidates = state.unorderedDocuments(in: query.parent.appending(query.collectionID), at: readTime)
             results = query.run(over: candidates, in: name, candidatesInNameOrder: false)
         } else {
             let candidates = state.documents(in: query.parent.appending(query.collectionID), at: readTime)
