@@ -4,7 +4,7 @@ import Logging
 
 /// The Firebase Auth emulator: Identity Toolkit, Secure Token and the emulator-only endpoints on one port
 /// (default 9099). Start it in process on port 0 from tests; `port` tells where it listens.
-public final class AuthEmulator: EmulatorLifecycle {
+public final class AuthEmulator: ServedEmulator {
     /// The default port (firebase-tools `DEFAULT_PORTS.auth`).
     public static let defaultPort = 9099
 
@@ -12,7 +12,8 @@ public final class AuthEmulator: EmulatorLifecycle {
     public let projectID: String
     let store: AuthStore
     let api: AuthAPI
-    private let server: EmulatorServer
+    /// The HTTP server the emulator listens with.
+    public let server: EmulatorServer
 
     /// Creates the emulator; nothing listens until `start()`. `notify` receives the email links and SMS codes
     /// that production would send (the official emulator logs them).
@@ -29,19 +30,6 @@ public final class AuthEmulator: EmulatorLifecycle {
             responder: EmulatorResponder { request, context in try await api.handle(request, context: context) },
             host: host, port: port, logger: logger)
     }
-
-    /// The responder, for in-process tests that need no socket.
-    public var responder: EmulatorResponder { server.responder }
-
-    /// Starts listening; returns the bound port.
-    @discardableResult
-    public func start() async throws -> Int { try await server.start() }
-
-    /// The bound port, once started.
-    public var port: Int? { server.port }
-
-    /// Stops listening.
-    public func stop() async { await server.stop() }
 
     /// Removes every user, code and tenant of every project.
     public func reset() async { await store.reset() }

@@ -6,7 +6,7 @@ import SecurityRules
 /// The Cloud Firestore emulator: documents, queries, transactions and security rules behind the REST v1 API
 /// and the emulator-only endpoints, on one port (default 8080). Start it in process on port 0 from tests;
 /// `port` tells where it listens.
-public final class FirestoreEmulator: EmulatorLifecycle {
+public final class FirestoreEmulator: ServedEmulator {
     /// The default port (firebase-tools `DEFAULT_PORTS.firestore`).
     public static let defaultPort = 8080
 
@@ -14,7 +14,8 @@ public final class FirestoreEmulator: EmulatorLifecycle {
     public let projectID: String
     let store: FirestoreStore
     let rules: FirestoreRules
-    private let server: EmulatorServer
+    /// The HTTP server the emulator listens with.
+    public let server: EmulatorServer
 
     /// Creates the emulator; nothing listens until `start()`. `rulesFile` (optional) is loaded as
     /// `projectID`'s rules and reloaded when it changes; projects without rules are open.
@@ -45,19 +46,6 @@ public final class FirestoreEmulator: EmulatorLifecycle {
             ) { request, context in try await api.handle(request, context: context) },
             host: host, port: port, logger: logger)
     }
-
-    /// The responder, for in-process tests that need no socket.
-    public var responder: EmulatorResponder { server.responder }
-
-    /// Starts listening; returns the bound port.
-    @discardableResult
-    public func start() async throws -> Int { try await server.start() }
-
-    /// The bound port, once started.
-    public var port: Int? { server.port }
-
-    /// Stops listening.
-    public func stop() async { await server.stop() }
 
     /// Deletes every document of the default database of `project` (of `projectID` when `nil`).
     public func clear(project: String? = nil, database: String = "(default)") {
