@@ -37,6 +37,31 @@ import Testing
         }
     }
 
+    @Test func patchThatChangesNothingKeepsTheUpdateTime() async throws {
+        try await FirestoreTestClient().run { session in
+            let first = try await session.request(.patch, session.root + "/rooms/same", body: ["fields": ["n": int(1)]])
+            let second = try await session.request(.patch, session.root + "/rooms/same", body: ["fields": ["n": int(1)]])
+            #expect(second.status == 200, "\(second.json)")
+            #expect(second.json["updateTime"] == first.json["updateTime"])
+            let masked = try await session.request(
+                .patch, session.root + "/rooms/same?updateMask.fieldPaths=absent", body: ["fields": [:]])
+            #expect(masked.status == 200 && masked.json["fields"] == ["n": int(1)], "\(masked.json)")
+        }
+    }
+
+    @Test func runQueryReportsSkippedResultsAndANewTransactionAlone() async throws {
+        try await FirestoreTestClient().run { session in
+            for id in ["a", "b", "c"] { try await session.set("rooms/\(id)", [:]) }
+            let reply = try await session.request(
+                .post, session.root + ":runQuery",
+                body: ["structuredQuery": ["from": [["collectionId": "rooms"]], "offset": 2], "newTransaction": ["readOnly": [:]]])
+            let responses = reply.json.arrayValue ?? []
+            #expect(responses.count == 2, "\(reply.json)")
+            #expect(responses.first?.objectValue?.keys.sorted() == ["transaction"])
+            #expect(responses.last?["skippedResults"] == 2 && responses.last?["document"]?["name"] == .string(session.name("rooms/c")))
+        }
+    }
+
     @Test func updateOfMissingDocumentWithExistsPreconditionIsNotFound() async throws {
         try await FirestoreTestClient().run { session in
             let reply = try await session.request(

@@ -125,7 +125,7 @@ extension FirestoreAPI {
     private static func written(_ path: DocumentPath, _ outcome: FirestoreStore.CommitOutcome, _ database: DatabaseName)
         throws(APIError) -> Document
     {
-        guard let document = outcome.changes.first(where: { $0.path == path })?.after else {
+        guard case .some(.some(let document)) = outcome.documents[path] else {
             throw .internal("The written document \(path.name(in: database)) is missing after its commit.")
         }
         return document

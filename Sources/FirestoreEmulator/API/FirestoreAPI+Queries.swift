@@ -12,20 +12,42 @@ extension FirestoreAPI {
         guard let json = call.body["structuredQuery"] else {
             throw .firestore(.invalidArgument, "structured_query is required.")
         }
+        try Self.refuseExplain(call)
         let query = try StructuredQuery(json: json, parent: parent)
-        let (documents, stamp) = try store.read(database, consistency: try call.bodyConsistency()) {
-            (view: inout DatabaseView) throws(APIError) -> [Document] in
+        let ((documents, skipped), stamp) = try store.read(database, consistency: try call.bodyConsistency()) {
+            (view: inout DatabaseView) throws(APIError) -> ([Document], Int) in
             try rules.authorizeQuery(query, credential: call.credential, view: view, time: call.now)
-            return view.run(query)
+            return (view.run(query), Self.skippedCount(of: query, in: &view))
         }
         let readTime = JSONValue.string(stamp.readTime.description)
         var responses: [JSONValue] = documents.map { ["document": $0.json(in: database), "readTime": readTime] }
         if responses.isEmpty { responses = [["readTime": readTime]] }
-        if let transaction = stamp.transaction, case .object(var first) = responses[0] {
-            first["transaction"] = .string(Data(transaction).base64EncodedString())
+        if skipped > 0, case .object(var first) = responses[0] {
+            first["skippedResults"] = .int(Int64(skipped))
             responses[0] = .object(first)
         }
+        if let transaction = stamp.transaction {
+            // A response carrying the new transaction carries nothing else (RunQueryResponse).
+            responses.insert(["transaction": .string(Data(transaction).base64EncodedString())], at: 0)
+        }
         return .array(responses)
+    }
+
+    /// How many matches `query`'s offset skipped (production's `skipped_results`).
+    private static func skippedCount(of query: StructuredQuery, in view: inout DatabaseView) -> Int {
+        guard query.offset > 0 else { return 0 }
+        var skipping = query
+        skipping.offset = 0
+        skipping.limit = query.offset
+        skipping.projection = []
+        return view.run(skipping).count
+    }
+
+    /// Query explanations (`explainOptions`) are production's query planner's; the emulator has none.
+    private static func refuseExplain(_ call: RESTCall) throws(APIError) {
+        guard call.body["explainOptions"] == nil else {
+            throw .firestore(.unimplemented, "Query explain is not supported by the Firestore emulator.")
+        }
     }
 
     /// `POST /v1/{parent}:runAggregationQuery`: one `{result: {aggregateFields}, readTime}`.
@@ -38,6 +60,7 @@ extension FirestoreAPI {
         guard let json = call.body["structuredAggregationQuery"] else {
             throw .firestore(.invalidArgument, "structured_aggregation_query is required.")
         }
+        try Self.refuseExplain(call)
         let aggregation = try AggregationQuery(json: json, parent: parent)
         let (fields, stamp) = try store.read(database, consistency: try call.bodyConsistency()) {
             (view: inout DatabaseView) throws(APIError) -> [String: FirestoreValue] in

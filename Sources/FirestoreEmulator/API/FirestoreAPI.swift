@@ -19,8 +19,9 @@ struct FirestoreAPI: Sendable {
 
     /// Query parameters every Google API accepts besides a method's own.
     static let systemParameters: Set<String> = [
-        "key", "alt", "$alt", "fields", "$fields", "prettyPrint", "pp", "quotaUser", "access_token", "oauth_token",
-        "callback", "$callback", "upload_protocol", "uploadType", "$.xgafv", "$httpHeaders", "bearer_token",
+        "key", "$key", "alt", "$alt", "fields", "$fields", "prettyPrint", "$prettyPrint", "pp", "quotaUser",
+        "$quotaUser", "access_token", "oauth_token", "callback", "$callback", "upload_protocol", "uploadType",
+        "$.xgafv", "$httpHeaders", "bearer_token",
     ]
 
     func handle(_ request: Request, context: EmulatorContext) async throws -> Response {

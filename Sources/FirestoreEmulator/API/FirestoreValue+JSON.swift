@@ -10,7 +10,7 @@ extension FirestoreValue {
         }
         switch kind {
         case "nullValue":
-            guard payload == .null || payload == "NULL_VALUE" else { throw Self.invalid(field(), kind, payload) }
+            guard payload == .null || payload == "NULL_VALUE" || payload == 0 else { throw Self.invalid(field(), kind, payload) }
             self = .null
         case "booleanValue":
             guard let value = payload.boolValue else { throw Self.invalid(field(), kind, payload) }

@@ -117,6 +117,8 @@ final class FirestoreStore: Sendable {
         var commitTime: Timestamp
         /// One result per write.
         var results: [WriteResult]
+        /// The document after the commit at each written path (`nil`: it does not exist).
+        var documents: [DocumentPath: Document?]
         /// The documents changed, with their states before and after the commit.
         var changes: [(path: DocumentPath, before: Document?, after: Document?)]
     }
@@ -156,6 +158,7 @@ final class FirestoreStore: Sendable {
             }
             try authorize(pending, DatabaseView(state: databaseState, readTime: nil, overlay: overlay), commitTime)
             let horizon = Timestamp(date.addingTimeInterval(-Self.retention))
+            let documents = overlay
             var changes: [(path: DocumentPath, before: Document?, after: Document?)] = []
             for pending in pending {
                 let path = pending.write.path
@@ -166,7 +169,7 @@ final class FirestoreStore: Sendable {
                 databaseState.record(after, at: path, time: commitTime, horizon: horizon)
                 changes.append((path, before, after))
             }
-            return CommitOutcome(commitTime: commitTime, results: results, changes: changes)
+            return CommitOutcome(commitTime: commitTime, results: results, documents: documents, changes: changes)
         }
     }
 

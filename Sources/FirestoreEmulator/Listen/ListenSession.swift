@@ -1,0 +1,125 @@
+import EmulatorCore
+
+/// The server side of one listen stream as a value-type state machine: targets in, `ListenEvent`s out,
+/// with no I/O. The transport feeds it the client's requests and the store's commits (in commit order) and
+/// sends back what it returns.
+///
+/// It keeps, per target, the documents the client has been told match (with their update times), so every
+/// commit produces exactly the changes the SDKs' watch logic expects, followed by one global snapshot.
+struct ListenSession: Sendable {
+    private struct TargetState: Sendable {
+        var target: ListenTarget
+        /// The documents the client was told match, with the update time it saw.
+        var matching: [DocumentPath: Timestamp]
+    }
+
+    private var targets: [Int32: TargetState] = [:]
+    /// The read time of the last snapshot sent; snapshots never go back in time.
+    private(set) var lastReadTime: Timestamp?
+
+    /// The ids of the active targets.
+    var targetIDs: [Int32] { targets.keys.sorted() }
+
+    /// Adds `target` with its current `results` at `readTime`: ADD, RESET when resuming (the client then
+    /// drops what it had, and the full state follows), a change per document, CURRENT, then a snapshot. A
+    /// `once` target is removed again right after. Re-adding an active id replaces it.
+    mutating func add(_ target: ListenTarget, results: [Document], readTime: Timestamp) -> [ListenEvent] {
+        var events: [ListenEvent] = [.targetChange(.add, targetIDs: [target.id])]
+        if target.resume != .none { events.append(.targetChange(.reset, targetIDs: [target.id])) }
+        var matching: [DocumentPath: Timestamp] = [:]
+        for document in results {
+            matching[document.path] = document.updateTime
+            events.append(.documentChange(document, targetIDs: [target.id], removedTargetIDs: []))
+        }
+        let time = max(readTime, lastReadTime ?? readTime)
+        events.append(.targetChange(.current, targetIDs: [target.id], resumeToken: time.resumeToken))
+        events.append(snapshot(at: time))
+        if target.once {
+            events.append(.targetChange(.remove, targetIDs: [target.id]))
+        } else {
+            targets[target.id] = TargetState(target: target, matching: matching)
+        }
+        return events
+    }
+
+    /// Refuses `targetID` (rules denied it): ADD, then REMOVE with the error as its cause; the stream stays.
+    mutating func refuse(_ targetID: Int32, because error: APIError) -> [ListenEvent] {
+        targets[targetID] = nil
+        return [.targetChange(.add, targetIDs: [targetID]), .targetChange(.remove, targetIDs: [targetID], cause: error)]
+    }
+
+    /// Removes `targetID`: exactly one REMOVE, whether or not it was active.
+    mutating func remove(_ targetID: Int32) -> [ListenEvent] {
+        targets[targetID] = nil
+        return [.targetChange(.remove, targetIDs: [targetID])]
+    }
+
+    /// The events for one commit: for each changed document, which targets it now matches and which it
+    /// left, then one snapshot at `commitTime` if anything was sent. `rerun` gives the current results of a
+    /// target whose membership depends on other documents (limit, offset, cursors).
+    mutating func apply(
+        _ changes: [(path: DocumentPath, before: Document?, after: Document?)], at commitTime: Timestamp,
+        in database: DatabaseName, rerun: (ListenTarget) -> [Document]
+    ) -> [ListenEvent] {
+        var added: [DocumentPath: (document: Document, targets: [Int32])] = [:]
+        var removed: [DocumentPath: (deleted: Bool, targets: [Int32])] = [:]
+        for id in targets.keys.sorted() {
+            guard var state = targets[id] else { continue }
+            let relevant = changes.filter { state.target.scopes($0.path) }
+            guard !relevant.isEmpty else { continue }
+            var now: [DocumentPath: Document] = [:]
+            if state.target.isDecidedPerDocument {
+                for change in relevant {
+                    if let after = change.after, Self.matches(after, state.target, in: database) {
+                        now[change.path] = after
+                    }
+                }
+                for change in relevant where now[change.path] == nil && state.matching[change.path] != nil {
+                    removed[change.path, default: (change.after == nil, [])].targets.append(id)
+                    state.matching[change.path] = nil
+                }
+            } else {
+                let results = rerun(state.target)
+                for document in results { now[document.path] = document }
+                let deletedPaths = Set(relevant.filter { $0.after == nil }.map(\.path))
+                for path in state.matching.keys where now[path] == nil {
+                    removed[path, default: (deletedPaths.contains(path), [])].targets.append(id)
+                    state.matching[path] = nil
+                }
+            }
+            for (path, document) in now where state.matching[path] != document.updateTime {
+                added[path, default: (document, [])].targets.append(id)
+                state.matching[path] = document.updateTime
+            }
+            targets[id] = state
+        }
+        guard !added.isEmpty || !removed.isEmpty else { return [] }
+        var events: [ListenEvent] = []
+        for path in Set(added.keys).union(removed.keys).sorted() {
+            let leaving = removed[path]
+            if let (document, ids) = added[path] {
+                events.append(.documentChange(document, targetIDs: ids, removedTargetIDs: leaving?.targets ?? []))
+            } else if let leaving, leaving.deleted {
+                events.append(.documentDelete(path, removedTargetIDs: leaving.targets, readTime: commitTime))
+            } else if let leaving {
+                events.append(.documentRemove(path, removedTargetIDs: leaving.targets, readTime: commitTime))
+            }
+        }
+        events.append(snapshot(at: commitTime))
+        return events
+    }
+
+    /// A global consistent snapshot (empty target ids, a read time, a resume token).
+    private mutating func snapshot(at time: Timestamp) -> ListenEvent {
+        let time = max(time, lastReadTime ?? time)
+        lastReadTime = time
+        return .targetChange(.noChange, targetIDs: [], resumeToken: time.resumeToken, readTime: time)
+    }
+
+    private static func matches(_ document: Document, _ target: ListenTarget, in database: DatabaseName) -> Bool {
+        switch target.kind {
+        case .documents(let paths): return paths.contains(document.path)
+        case .query(let query): return query.matches(document, in: database)
+        }
+    }
+}

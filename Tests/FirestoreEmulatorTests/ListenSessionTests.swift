@@ -1,0 +1,94 @@
+import EmulatorCore
+import Testing
+
+@testable import FirestoreEmulator
+
+@Suite struct ListenSessionTests {
+    let database = DatabaseName(project: "p", database: "(default)")
+
+    private func document(_ path: String, _ n: Int64, at micros: Int64) -> Document {
+        Document(
+            path: DocumentPath(segments: path.split(separator: "/").map(String.init)), fields: ["n": .integer(n)],
+            createTime: Timestamp(microseconds: micros), updateTime: Timestamp(microseconds: micros))
+    }
+
+    private func query(limit: Int? = nil, where filter: QueryFilter? = nil) -> ListenTarget.Kind {
+        var query = StructuredQuery(parent: DocumentPath(segments: []), collectionID: "rooms")
+        query.filter = filter
+        query.limit = limit
+        return .query(query)
+    }
+
+    /// A compact rendering of events for assertions.
+    private func render(_ events: [ListenEvent]) -> [String] {
+        events.map { event in
+            switch event {
+            case .targetChange(let kind, let ids, let cause, _, let readTime):
+                return "\(kind)\(ids)" + (cause != nil ? " cause" : "") + (readTime != nil ? " @\(readTime!.microseconds)" : "")
+            case .documentChange(let document, let ids, let removed):
+                return "change \(document.path) \(ids) -\(removed)"
+            case .documentDelete(let path, let removed, _): return "delete \(path) -\(removed)"
+            case .documentRemove(let path, let removed, _): return "remove \(path) -\(removed)"
+            }
+        }
+    }
+
+    @Test func addSendsAddDocumentsCurrentThenSnapshot() {
+        var session = ListenSession()
+        let events = session.add(
+            ListenTarget(id: 2, kind: query()), results: [document("rooms/a", 1, at: 5)], readTime: Timestamp(microseconds: 10))
+        #expect(render(events) == ["add[2]", "change rooms/a [2] -[]", "current[2]", "noChange[] @10"])
+    }
+
+    @Test func resumedTargetIsResetAndOnceTargetIsRemoved() {
+        var session = ListenSession()
+        let resumed = ListenTarget(id: 4, kind: query(), resume: .token(Timestamp(microseconds: 3).resumeToken), once: true)
+        let events = session.add(resumed, results: [], readTime: Timestamp(microseconds: 10))
+        #expect(render(events) == ["add[4]", "reset[4]", "current[4]", "noChange[] @10", "remove[4]"])
+        #expect(session.targetIDs.isEmpty)
+        #expect(Timestamp(resumeToken: Timestamp(microseconds: 3).resumeToken) == Timestamp(microseconds: 3))
+    }
+
+    @Test func commitsProduceChangesRemovesAndDeletesInOrder() {
+        var session = ListenSession()
+        let big = QueryFilter.field(FieldPath(segments: ["n"]), .greaterThan, .integer(5))
+        _ = session.add(ListenTarget(id: 1, kind: query(where: big)), results: [document("rooms/a", 9, at: 1)], readTime: Timestamp(microseconds: 2))
+        _ = session.add(ListenTarget(id: 3, kind: .documents([DocumentPath(segments: ["rooms", "a"])])), results: [document("rooms/a", 9, at: 1)], readTime: Timestamp(microseconds: 2))
+
+        let drop = session.apply(
+            [(DocumentPath(segments: ["rooms", "a"]), document("rooms/a", 9, at: 1), document("rooms/a", 1, at: 20))],
+            at: Timestamp(microseconds: 20), in: database, rerun: { _ in [] })
+        #expect(render(drop) == ["change rooms/a [3] -[1]", "noChange[] @20"])
+
+        let add = session.apply(
+            [(DocumentPath(segments: ["rooms", "b"]), nil, document("rooms/b", 7, at: 30))],
+            at: Timestamp(microseconds: 30), in: database, rerun: { _ in [] })
+        #expect(render(add) == ["change rooms/b [1] -[]", "noChange[] @30"])
+
+        let delete = session.apply(
+            [(DocumentPath(segments: ["rooms", "b"]), document("rooms/b", 7, at: 30), nil)],
+            at: Timestamp(microseconds: 40), in: database, rerun: { _ in [] })
+        #expect(render(delete) == ["delete rooms/b -[1]", "noChange[] @40"])
+
+        let elsewhere = session.apply(
+            [(DocumentPath(segments: ["other", "x"]), nil, document("other/x", 9, at: 50))],
+            at: Timestamp(microseconds: 50), in: database, rerun: { _ in [] })
+        #expect(elsewhere.isEmpty)
+        #expect(render(session.remove(1)) == ["remove[1]"])
+        #expect(render(session.remove(99)) == ["remove[99]"])
+    }
+
+    @Test func limitedQueriesRerunAndSendWhatLeftTheWindow() {
+        var session = ListenSession()
+        _ = session.add(ListenTarget(id: 1, kind: query(limit: 1)), results: [document("rooms/b", 1, at: 1)], readTime: Timestamp(microseconds: 2))
+        let events = session.apply(
+            [(DocumentPath(segments: ["rooms", "a"]), nil, document("rooms/a", 1, at: 10))],
+            at: Timestamp(microseconds: 10), in: database, rerun: { _ in [document("rooms/a", 1, at: 10)] })
+        #expect(render(events) == ["change rooms/a [1] -[]", "remove rooms/b -[1]", "noChange[] @10"])
+    }
+
+    @Test func refusedTargetIsAddedThenRemovedWithACause() {
+        var session = ListenSession()
+        #expect(render(session.refuse(7, because: .permissionDenied)) == ["add[7]", "remove[7] cause"])
+    }
+}
