@@ -175,7 +175,7 @@ def test_port_in_use_is_one_error_line(tmp_path):
     blocker.listen()
     port = blocker.getsockname()[1]
     try:
-        result = run_hearth("start", "--port", f"auth={port}", "--port", "hub=0", cwd=tmp_path)
+        result = run_hearth("start", "--port", f"auth={port}", "--port", "firestore=0", "--port", "hub=0", cwd=tmp_path)
     finally:
         blocker.close()
     assert result.returncode != 0
