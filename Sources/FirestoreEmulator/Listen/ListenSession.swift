@@ -11,6 +11,8 @@ struct ListenSession: Sendable {
         var target: ListenTarget
         /// The documents the client was told match, with the update time it saw.
         var matching: [DocumentPath: Timestamp]
+        /// The read time of the results the target started with: commits at or before it are in them.
+        var since: Timestamp
     }
 
     private var targets: [Int32: TargetState] = [:]
@@ -37,7 +39,7 @@ struct ListenSession: Sendable {
         if target.once {
             events.append(.targetChange(.remove, targetIDs: [target.id]))
         } else {
-            targets[target.id] = TargetState(target: target, matching: matching)
+            targets[target.id] = TargetState(target: target, matching: matching, since: readTime)
         }
         return events
     }
@@ -64,7 +66,7 @@ struct ListenSession: Sendable {
         var added: [DocumentPath: (document: Document, targets: [Int32])] = [:]
         var removed: [DocumentPath: (deleted: Bool, targets: [Int32])] = [:]
         for id in targets.keys.sorted() {
-            guard var state = targets[id] else { continue }
+            guard var state = targets[id], commitTime > state.since else { continue }
             let relevant = changes.filter { state.target.scopes($0.path) }
             guard !relevant.isEmpty else { continue }
             var now: [DocumentPath: Document] = [:]

@@ -19,10 +19,13 @@ final class FirestoreStore: Sendable {
 
     private let state = Mutex(State())
     private let clock: any EmulatorClock
+    /// Every commit, in order, for listeners.
+    let feed: CommitFeed
 
-    /// An empty store reading time from `clock`.
-    init(clock: any EmulatorClock) {
+    /// An empty store reading time from `clock`, publishing its commits to `feed`.
+    init(clock: any EmulatorClock, feed: CommitFeed = CommitFeed()) {
         self.clock = clock
+        self.feed = feed
     }
 
     // MARK: Reads
@@ -169,6 +172,10 @@ final class FirestoreStore: Sendable {
                 databaseState.record(after, at: path, time: commitTime, horizon: horizon)
                 changes.append((path, before, after))
             }
+            if !changes.isEmpty {
+                // Under the lock, so listeners see commits in commit order; publishing never waits.
+                feed.publish(CommitFeed.Entry(commitTime: commitTime, changes: changes), to: database)
+            }
             return CommitOutcome(commitTime: commitTime, results: results, documents: documents, changes: changes)
         }
     }
@@ -197,8 +204,8 @@ final class FirestoreStore: Sendable {
         return created
     }
 
-    /// The next time at µs precision, never earlier than any time handed out; `strictly` makes it later
-    /// than every earlier commit, so commit times are unique and increasing.
+    /// The next time at µs precision, never earlier than any time handed out; `strictly` (commits) makes it
+    /// later than every earlier commit and read, so a read at time T has seen every commit at or before T.
     private static func advance(_ state: inout State, to date: Date, strictly: Bool) -> Timestamp {
         var time = Timestamp(date)
         if strictly, time <= state.lastTime {
@@ -206,8 +213,23 @@ final class FirestoreStore: Sendable {
         } else if time < state.lastTime {
             time = state.lastTime
         }
-        if strictly { state.lastTime = time }
+        state.lastTime = time
         return time
+    }
+
+    // MARK: Listening
+
+    /// Subscribes to `database`'s commits and runs `body` on the state at that same moment, so the
+    /// subscription carries exactly the commits after what `body` saw.
+    func listen<Result: Sendable>(
+        _ database: DatabaseName, _ body: (inout DatabaseView) throws(APIError) -> Result
+    ) throws(APIError) -> (Result, CommitFeed.Subscription, readTime: Timestamp) {
+        try state.withLock { (state: inout State) throws(APIError) -> (Result, CommitFeed.Subscription, readTime: Timestamp) in
+            let now = Self.advance(&state, to: clock.now(), strictly: false)
+            var view = DatabaseView(state: Self.database(database, in: &state), readTime: nil)
+            let result = try body(&view)
+            return (result, feed.subscribe(database), now)
+        }
     }
 
     private static func checkReadTime(_ time: Timestamp, now: Timestamp) throws(APIError) -> Timestamp {
