@@ -1,5 +1,6 @@
 import EmulatorCore
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -7,7 +8,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// One listening HTTP server: binds `host:port` (0 picks a free port), reports the real port, and stops
-/// gracefully. Every emulator and the hub run on one of these.
+/// gracefully. Every emulator and the hub run on one of these. With an HTTP/2 hand-off, connections that
+/// open with the HTTP/2 preface (gRPC's h2c with prior knowledge) go to it, on the same port.
 public final class EmulatorServer: Sendable {
     /// What the server answers with.
     public let responder: EmulatorResponder
@@ -15,6 +17,8 @@ public final class EmulatorServer: Sendable {
     public let host: String
     /// The requested port (0: any free port).
     public let requestedPort: Int
+    /// Where HTTP/2 connections go; without one the server speaks HTTP/1.1 only.
+    private let http2: (any HTTP2Handoff)?
     private let logger: Logger
     private let state = Mutex<State>(.idle)
 
@@ -24,11 +28,15 @@ public final class EmulatorServer: Sendable {
         case stopped
     }
 
-    /// Creates a server that is not yet listening.
-    public init(responder: EmulatorResponder, host: String, port: Int, logger: Logger) {
+    /// Creates a server that is not yet listening; `http2` takes the connections that open with the HTTP/2
+    /// preface.
+    public init(
+        responder: EmulatorResponder, host: String, port: Int, logger: Logger, http2: (any HTTP2Handoff)? = nil
+    ) {
         self.responder = responder
         self.host = host
         self.requestedPort = port
+        self.http2 = http2
         self.logger = logger
     }
 
@@ -41,18 +49,26 @@ public final class EmulatorServer: Sendable {
     }
 
     /// Binds and starts serving; returns the real port. Throws `ServerStartError` if the port is taken.
+    /// The HTTP/2 hand-off, if any, is ready before the port accepts; stopping shuts it down last.
     @discardableResult
     public func start() async throws -> Int {
         let bound = AsyncStream<Result<Int, any Error>>.makeStream()
-        let app = Application(
+        var app = Application(
             responder: responder,
+            server: http2.map { .http1(handingHTTP2To: $0) } ?? .http1(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
             onServerRunning: { channel in
                 bound.continuation.yield(.success(channel.localAddress?.port ?? 0))
             },
             logger: logger
         )
-        var configuration = ServiceGroupConfiguration(services: [app], logger: logger)
+        var services: [any Service] = []
+        if let http2 {
+            app.beforeServerStarts { try await http2.waitUntilReady() }
+            services.append(http2)  // a service group shuts down in reverse order: the listener first
+        }
+        services.append(app)
+        var configuration = ServiceGroupConfiguration(services: services, logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(3)
         let group = ServiceGroup(configuration: configuration)
         let task = Task {

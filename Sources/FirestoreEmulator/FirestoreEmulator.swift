@@ -1,11 +1,12 @@
 import EmulatorCore
 import EmulatorHTTP
+import GRPCCore
 import Logging
 import SecurityRules
 
-/// The Cloud Firestore emulator: documents, queries, transactions and security rules behind the REST v1 API
-/// and the emulator-only endpoints, on one port (default 8080). Start it in process on port 0 from tests;
-/// `port` tells where it listens.
+/// The Cloud Firestore emulator: documents, queries, transactions and security rules behind the REST v1 API,
+/// the emulator-only endpoints and the gRPC API, all on one port (default 8080; gRPC connections are told
+/// apart by the HTTP/2 preface). Start it in process on port 0 from tests; `port` tells where it listens.
 public final class FirestoreEmulator: ServedEmulator {
     /// The default port (firebase-tools `DEFAULT_PORTS.firestore`).
     public static let defaultPort = 8080
@@ -19,10 +20,22 @@ public final class FirestoreEmulator: ServedEmulator {
 
     /// Creates the emulator; nothing listens until `start()`. `rulesFile` (optional) is loaded as
     /// `projectID`'s rules and reloaded when it changes; projects without rules are open.
-    public init(
+    public convenience init(
         projectID: String, host: String = "127.0.0.1", port: Int = FirestoreEmulator.defaultPort,
         rulesFile: String? = nil, clock: any EmulatorClock = SystemClock(),
         logger: Logger = Logger(label: "hearth.firestore")
+    ) throws {
+        try self.init(
+            projectID: projectID, host: host, port: port, rulesFile: rulesFile, clock: clock, logger: logger,
+            grpcServices: { api, feed in [FirestoreService(api: api, feed: feed)] })
+    }
+
+    /// The emulator serving `grpcServices(api, feed)` over gRPC on its port.
+    init(
+        projectID: String, host: String = "127.0.0.1", port: Int = FirestoreEmulator.defaultPort,
+        rulesFile: String? = nil, clock: any EmulatorClock = SystemClock(),
+        logger: Logger = Logger(label: "hearth.firestore"),
+        grpcServices: (FirestoreAPI, CommitFeed) -> [any RegistrableRPCService]
     ) throws {
         self.projectID = projectID
         self.store = FirestoreStore(clock: clock)
@@ -44,7 +57,8 @@ public final class FirestoreEmulator: ServedEmulator {
             responder: EmulatorResponder(
                 cors: CORSPolicy(exposedHeaders: ["X-HTTP-Session-Id", "X-Client-Wire-Protocol"], allowsCredentials: true)
             ) { request, context in try await api.handle(request, context: context) },
-            host: host, port: port, logger: logger)
+            host: host, port: port, logger: logger,
+            http2: GRPCEndpoint(services: grpcServices(api, store.feed)))
     }
 
     /// Deletes every document of the default database of `project` (of `projectID` when `nil`).

@@ -12,7 +12,7 @@ extension FirestoreAPI {
     func batchGet(_ database: DatabaseName, _ call: RESTCall) throws(APIError) -> JSONValue {
         try call.checkBody(allowing: ["database", "documents", "mask", "transaction", "newTransaction", "readTime"])
         try Self.checkDatabase(call.body, database)
-        let mask = try call.body["mask"].map { (mask) throws(APIError) in try Self.fieldPaths(mask, field: "mask") }
+        let mask = try call.bodyMask()
         var paths: [DocumentPath] = []
         for (index, name) in (call.body["documents"]?.arrayValue ?? []).enumerated() {
             guard let text = name.stringValue else {
@@ -24,7 +24,9 @@ extension FirestoreAPI {
         }
         let (documents, stamp) = try store.read(database, consistency: try call.bodyConsistency()) {
             (view: inout DatabaseView) throws(APIError) -> [Document?] in
-            for path in paths { try rules.authorizeGet(path, credential: call.credential, view: view, time: call.now) }
+            for path in paths {
+                try rules.authorizeGet(path, credential: call.context.credential, view: view, time: call.context.now)
+            }
             return paths.map { view.document(at: $0) }
         }
         var responses: [JSONValue] = zip(paths, documents).map { path, document in
@@ -59,7 +61,7 @@ extension FirestoreAPI {
         let transaction = try call.body["transaction"].map { (id) throws(APIError) in
             try RESTCall.transactionID(id, field: "transaction")
         }
-        let outcome = try commit(database, writes, transaction: transaction, call)
+        let outcome = try commit(database, writes, transaction: transaction, call.context)
         var response: [String: JSONValue] = ["commitTime": .string(outcome.commitTime.description)]
         if !outcome.results.isEmpty { response["writeResults"] = .array(outcome.results.map(\.json)) }
         return .object(response)
@@ -91,7 +93,7 @@ extension FirestoreAPI {
         var statuses: [JSONValue] = []
         for write in writes {
             do {
-                let outcome = try commit(database, [write], transaction: nil, call)
+                let outcome = try commit(database, [write], transaction: nil, call.context)
                 var result = outcome.results[0]
                 if result.updateTime == nil, case .delete = write.operation { result.updateTime = outcome.commitTime }
                 results.append(result.json)

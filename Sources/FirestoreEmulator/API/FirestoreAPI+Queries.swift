@@ -16,7 +16,7 @@ extension FirestoreAPI {
         let query = try StructuredQuery(json: json, parent: parent)
         let ((documents, skipped), stamp) = try store.read(database, consistency: try call.bodyConsistency()) {
             (view: inout DatabaseView) throws(APIError) -> ([Document], Int) in
-            try rules.authorizeQuery(query, credential: call.credential, view: view, time: call.now)
+            try rules.authorizeQuery(query, credential: call.context.credential, view: view, time: call.context.now)
             return (view.run(query), Self.skippedCount(of: query, in: &view))
         }
         let readTime = JSONValue.string(stamp.readTime.description)
@@ -64,7 +64,8 @@ extension FirestoreAPI {
         let aggregation = try AggregationQuery(json: json, parent: parent)
         let (fields, stamp) = try store.read(database, consistency: try call.bodyConsistency()) {
             (view: inout DatabaseView) throws(APIError) -> [String: FirestoreValue] in
-            try rules.authorizeQuery(aggregation.query, credential: call.credential, view: view, time: call.now)
+            try rules.authorizeQuery(
+                aggregation.query, credential: call.context.credential, view: view, time: call.context.now)
             return Aggregation.evaluate(aggregation.aggregations, over: view.run(aggregation.query))
         }
         var response: [String: JSONValue] = [
@@ -94,7 +95,7 @@ extension FirestoreAPI {
         }
         let (documents, _) = try store.read(database, consistency: try call.bodyConsistency()) {
             (view: inout DatabaseView) throws(APIError) -> [Document] in
-            try rules.authorizeQuery(query, credential: call.credential, view: view, time: call.now)
+            try rules.authorizeQuery(query, credential: call.context.credential, view: view, time: call.context.now)
             return view.run(query)
         }
         let parts = Int(min(count, Int64(max(documents.count, 1))))
@@ -112,7 +113,9 @@ extension FirestoreAPI {
         -> JSONValue
     {
         try call.checkBody(allowing: ["pageSize", "pageToken", "readTime"])
-        if call.credential != .owner, rules.ruleset(for: database.project) != nil { throw APIError.permissionDenied }
+        if call.context.credential != .owner, rules.ruleset(for: database.project) != nil {
+            throw APIError.permissionDenied
+        }
         let pageSize = call.body["pageSize"]?.intValue.map { $0 > 0 ? Int($0) : Int.max } ?? Int.max
         let after = try ListPageToken(call.body["pageToken"]?.stringValue).afterID
         let (ids, _) = try store.read(database) { (view: inout DatabaseView) throws(APIError) -> [String] in

@@ -31,9 +31,9 @@ struct FirestoreAPI: Sendable {
         guard let route = try RESTRoute(method: request.method, path: request.uri.path) else {
             throw APIError.firestore(.notFound, "Not found: \(request.method) \(request.uri.path)")
         }
+        let body = try await Self.body(of: request)
         let call = RESTCall(
-            credential: Credential(authorizationHeader: request.headers[.authorization]),
-            query: request.queryFields, body: try await Self.body(of: request), now: Timestamp(clock.now()))
+            context: callContext(authorization: request.headers[.authorization]), query: request.queryFields, body: body)
         switch route {
         case .getDocument(let database, let path): return .json(try getDocument(database, path, call))
         case .listDocuments(let database, let parent, let collectionID):
@@ -94,16 +94,15 @@ struct FirestoreAPI: Sendable {
     }
 }
 
-/// One REST call's inputs, decoded once.
+/// One REST call's inputs, decoded once. gRPC requests reach the body-decoding operations as the REST call
+/// they transcode to: no query, the request message's proto3 JSON as the body.
 struct RESTCall {
-    /// Who is calling (`Bearer owner` bypasses rules).
-    var credential: Credential
+    /// Who is calling and when.
+    var context: CallContext
     /// The URL query.
-    var query: FormFields
+    var query = FormFields(parsing: "")
     /// The JSON body (`{}` for none).
     var body: JSONValue
-    /// When the request arrived (`request.time` for reads).
-    var now: Timestamp
 
     /// Refuses body fields other than `allowed`, as production's JSON parser does.
     /// `location` names the message the body is (`document` for a Document body).

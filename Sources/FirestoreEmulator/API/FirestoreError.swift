@@ -9,4 +9,9 @@ extension APIError {
 
     /// 403 `PERMISSION_DENIED` for a request the security rules deny.
     static let permissionDenied = APIError.firestore(.permissionDenied, "Missing or insufficient permissions.")
+
+    /// 400 `INVALID_ARGUMENT` for a parent that is neither the documents root nor a document.
+    static func invalidParent(_ name: String) -> APIError {
+        .firestore(.invalidArgument, "Invalid parent \"\(name)\": a query parent is the documents root or a document.")
+    }
 }

@@ -10,6 +10,19 @@ extension RESTCall {
         return try fieldPaths("mask.fieldPaths")
     }
 
+    /// The body's `DocumentMask` member `name` (`mask`: the fields to return); `nil` when absent.
+    func bodyMask(_ name: String = "mask") throws(APIError) -> [FieldPath]? {
+        try body[name].map { (mask) throws(APIError) in
+            try FirestoreAPI.fieldPaths(mask, field: ProtoName.snakeCase(name))
+        }
+    }
+
+    /// The body's `currentDocument` (a `Precondition`); `nil` when absent or empty.
+    func bodyPrecondition() throws(APIError) -> Precondition? {
+        guard let json = body["currentDocument"], json != [:] else { return nil }
+        return try Precondition(json: json, field: "current_document")
+    }
+
     /// Every value of the repeated field-path parameter `name`.
     func fieldPaths(_ name: String) throws(APIError) -> [FieldPath] {
         var paths: [FieldPath] = []

@@ -75,9 +75,7 @@ enum RESTRoute: Equatable {
                 guard path.segments.isEmpty else { throw .firestore(.notFound, "Not found: \(name):\(custom)") }
                 return .database(database, databaseMethod)
             }
-            guard path.isDocument || path.segments.isEmpty, let parentMethod = ParentMethod(rawValue: custom) else {
-                throw .firestore(.invalidArgument, "Invalid parent \"\(name)\": a query parent is the documents root or a document.")
-            }
+            guard path.isParent, let parentMethod = ParentMethod(rawValue: custom) else { throw .invalidParent(name) }
             return .parent(database, path, parentMethod)
         }
         switch method {

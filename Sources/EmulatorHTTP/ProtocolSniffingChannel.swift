@@ -1,0 +1,57 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+
+/// Hummingbird's child channel for a port shared by HTTP/1.1 and HTTP/2 with prior knowledge: each
+/// connection starts with a `ProtocolSniffer`, then becomes an `HTTP1` connection served by Hummingbird or
+/// is handed to `http2` for good.
+struct ProtocolSniffingChannel<HTTP1: ServerChildChannel>: ServerChildChannel {
+    /// A connection whose protocol is being detected.
+    struct Value: ServerChildChannelValue {
+        /// The connection.
+        let channel: any Channel
+        /// Succeeds once the detected protocol's pipeline is installed; fails if the connection ends first.
+        let installed: EventLoopFuture<Installed>
+    }
+
+    /// What a connection turned out to be.
+    enum Installed: Sendable {
+        /// HTTP/1.1, with its pipeline in place.
+        case http1(HTTP1.Value)
+        /// HTTP/2, now owned by the hand-off.
+        case http2
+    }
+
+    /// Serves the HTTP/1.1 connections.
+    let http1: HTTP1
+    /// Takes the HTTP/2 connections.
+    let http2: any HTTP2Handoff
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let installed = channel.eventLoop.makePromise(of: Installed.self)
+            let sniffer = ProtocolSniffer(installed: installed) { [http1, http2] wire, channel in
+                switch wire {
+                case .http1: http1.setup(channel: channel, logger: logger).map { .http1($0) }
+                case .http2: http2.takeOver(channel).map { .http2 }
+                }
+            }
+            try channel.pipeline.syncOperations.addHandler(sniffer)
+            return Value(channel: channel, installed: installed.futureResult)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        guard case .http1(let connection)? = try? await value.installed.get() else { return }
+        await http1.handle(value: connection, logger: logger)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// Hummingbird's HTTP/1.1 server, except that connections opening with the HTTP/2 preface go to `http2`.
+    static func http1(handingHTTP2To http2: any HTTP2Handoff) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            ProtocolSniffingChannel(http1: HTTP1Channel(responder: responder), http2: http2)
+        }
+    }
+}
