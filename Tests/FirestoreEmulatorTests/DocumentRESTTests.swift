@@ -62,6 +62,24 @@ import Testing
         }
     }
 
+    @Test func severalAggregationsOnlyCountDocumentsWithEveryField() async throws {
+        try await FirestoreTestClient().run { session in
+            try await session.set("scores/a", ["x": int(1)])
+            try await session.set("scores/b", ["x": int(2)])
+            try await session.set("scores/c", ["y": int(5)])
+            let reply = try await session.request(
+                .post, session.root + ":runAggregationQuery",
+                body: [
+                    "structuredAggregationQuery": [
+                        "structuredQuery": ["from": [["collectionId": "scores"]]],
+                        "aggregations": [["alias": "c", "count": [:]], ["alias": "s", "sum": ["field": ["fieldPath": "x"]]]],
+                    ]
+                ])
+            let fields = reply.json.arrayValue?.first?["result"]?["aggregateFields"]
+            #expect(fields?["c"] == int(2) && fields?["s"] == int(3), "\(reply.json)")
+        }
+    }
+
     @Test func updateOfMissingDocumentWithExistsPreconditionIsNotFound() async throws {
         try await FirestoreTestClient().run { session in
             let reply = try await session.request(

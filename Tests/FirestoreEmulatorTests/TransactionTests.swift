@@ -29,6 +29,28 @@ import Testing
         }
     }
 
+    @Test func theOlderTransactionWinsAndARetryKeepsItsPlace() async throws {
+        try await FirestoreTestClient().run { session in
+            try await session.set("counters/c", ["n": int(0)])
+            let older = try await begin(session)
+            let younger = try await begin(session)
+            for transaction in [older, younger] {
+                _ = try await session.request(.get, session.root + "/counters/c?transaction=\(transaction.addingPercentEncodingForQuery)")
+            }
+            let write: JSONValue = ["update": ["name": .string(session.name("counters/c")), "fields": ["n": int(1)]]]
+            let lost = try await session.commit([write], transaction: younger)
+            #expect(lost.errorStatus == "ABORTED", "the younger yields to the older reader")
+            let retry = try await begin(session, ["readWrite": ["retryTransaction": .string(younger)]])
+            #expect(try await session.commit([write], transaction: older).status == 200)
+            let newcomer = try await begin(session)
+            for transaction in [retry, newcomer] {
+                _ = try await session.request(.get, session.root + "/counters/c?transaction=\(transaction.addingPercentEncodingForQuery)")
+            }
+            #expect(try await session.commit([write], transaction: newcomer).errorStatus == "ABORTED")
+            #expect(try await session.commit([write], transaction: retry).status == 200, "the retry kept its place")
+        }
+    }
+
     @Test func queryInTransactionSeesPhantoms() async throws {
         try await FirestoreTestClient().run { session in
             let transaction = try await begin(session)

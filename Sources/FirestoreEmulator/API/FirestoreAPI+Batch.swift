@@ -48,7 +48,7 @@ extension FirestoreAPI {
     func beginTransaction(_ database: DatabaseName, _ call: RESTCall) throws(APIError) -> JSONValue {
         try call.checkBody(allowing: ["database", "options"])
         try Self.checkDatabase(call.body, database)
-        let mode = try call.body["options"].map(RESTCall.transactionMode) ?? .readWrite
+        let mode = try call.body["options"].map(RESTCall.transactionMode) ?? .readWrite()
         let id = try store.beginTransaction(database, mode: mode)
         return ["transaction": .string(Data(id).base64EncodedString())]
     }

@@ -105,7 +105,10 @@ extension RESTCall {
             guard let text = readOnly["readTime"]?.stringValue else { return .readOnly(readTime: nil) }
             return .readOnly(readTime: try timestamp(text, field: "options.read_only.read_time"))
         }
-        return .readWrite
+        let retrying = try object["readWrite"]?["retryTransaction"].map { (id) throws(APIError) in
+            try transactionID(id, field: "options.read_write.retry_transaction")
+        }
+        return .readWrite(retrying: retrying)
     }
 
     /// A transaction id: base64 bytes.

@@ -4,12 +4,27 @@ extension Aggregation {
     /// and the total fits in 64 bits, else `doubleValue` (IEEE: NaN and infinities propagate); avg →
     /// `doubleValue`, or `nullValue` when no result has a number there. Values that are not numbers (and
     /// missing fields) are ignored by sum and avg.
+    ///
+    /// As production, a request with several aggregations only considers the documents that have every
+    /// field the sums and averages name (so `count()` beside `sum("x")` counts documents with `x`).
     static func evaluate(_ aggregations: [Aggregation], over results: [Document]) -> [String: FirestoreValue] {
+        let named = aggregations.compactMap(\.field)
+        let considered = aggregations.count > 1 && !named.isEmpty
+            ? results.filter { document in named.allSatisfy { FirestoreValue.value(at: $0, in: document.fields) != nil } }
+            : results
         var fields: [String: FirestoreValue] = [:]
         for aggregation in aggregations {
-            fields[aggregation.alias] = aggregation.evaluate(over: results)
+            fields[aggregation.alias] = aggregation.evaluate(over: considered)
         }
         return fields
+    }
+
+    /// The field a sum or average reads.
+    var field: FieldPath? {
+        switch kind {
+        case .count: return nil
+        case .sum(let field), .average(let field): return field
+        }
     }
 
     /// This aggregation's result over `results`.

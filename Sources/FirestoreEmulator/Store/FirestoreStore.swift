@@ -14,6 +14,8 @@ final class FirestoreStore: Sendable {
     private struct State {
         var databases: [DatabaseName: DatabaseState] = [:]
         var transactions: [[UInt8]: TransactionRecord] = [:]
+        /// The places in line of recently ended transactions, for their retries.
+        var retired: [[UInt8]: Date] = [:]
         var lastTime = Timestamp(seconds: 0, nanos: 0)
     }
 
@@ -97,8 +99,8 @@ final class FirestoreStore: Sendable {
     /// Ends a transaction without committing.
     func rollback(_ database: DatabaseName, transaction id: [UInt8]) throws(APIError) {
         try state.withLock { (state: inout State) throws(APIError) in
-            _ = try Self.transaction(id, in: &state, database: database, now: clock.now())
-            state.transactions[id] = nil
+            let record = try Self.transaction(id, in: &state, database: database, now: clock.now())
+            Self.retire(id, record, in: &state)
         }
     }
 
@@ -139,13 +141,14 @@ final class FirestoreStore: Sendable {
             let databaseState = Self.database(database, in: &state)
             if let transaction {
                 let record = try Self.transaction(transaction, in: &state, database: database, now: date)
-                state.transactions[transaction] = nil
+                Self.retire(transaction, record, in: &state)
                 if record.readOnly {
                     guard writes.isEmpty else {
                         throw .firestore(.invalidArgument, "Cannot modify entities in a read-only transaction.")
                     }
                 } else {
                     try Self.validate(record, against: databaseState)
+                    try Self.yieldToOlder(record, writing: writes.map(\.path), among: state.transactions, now: date)
                 }
             }
             let commitTime = Self.advance(&state, to: date, strictly: true)
@@ -247,9 +250,15 @@ final class FirestoreStore: Sendable {
     ) throws(APIError) -> [UInt8] {
         var readOnly = false
         var readTime: Timestamp?
-        if case .readOnly(let time) = mode {
+        var priority = date
+        switch mode {
+        case .readOnly(let time):
             readOnly = true
             readTime = try time.map { (time) throws(APIError) in try checkReadTime(time, now: now) } ?? now
+        case .readWrite(let retrying?):
+            priority = state.retired[retrying] ?? state.transactions[retrying]?.priority ?? date
+        case .readWrite(nil):
+            break
         }
         state.transactions = state.transactions.filter {
             date.timeIntervalSince($0.value.began) < transactionLifetime
@@ -258,7 +267,8 @@ final class FirestoreStore: Sendable {
         repeat {
             id = (0..<16).map { _ in UInt8.random(in: 0...255) }
         } while state.transactions[id] != nil
-        state.transactions[id] = TransactionRecord(database: database, readOnly: readOnly, readTime: readTime, began: date)
+        state.transactions[id] = TransactionRecord(
+            database: database, readOnly: readOnly, readTime: readTime, began: date, priority: priority)
         return id
     }
 
@@ -274,12 +284,36 @@ final class FirestoreStore: Sendable {
         return record
     }
 
+    /// Ends a transaction, remembering its place in line for a retry.
+    private static func retire(_ id: [UInt8], _ record: TransactionRecord, in state: inout State) {
+        state.transactions[id] = nil
+        if state.retired.count >= 4096 { state.retired.removeAll() }
+        state.retired[id] = record.priority
+    }
+
+    /// Refuses a transaction's commit if it would overwrite a document that an older transaction still in
+    /// progress has read: the older one would then have to abort, and could lose every retry to younger
+    /// ones. Production's locks make the younger one wait instead; here it retries, keeping its place.
+    private static func yieldToOlder(
+        _ record: TransactionRecord, writing paths: [DocumentPath], among transactions: [[UInt8]: TransactionRecord],
+        now: Date
+    ) throws(APIError) {
+        for other in transactions.values
+        where !other.readOnly && other.database == record.database && other.priority < record.priority
+            && now.timeIntervalSince(other.began) < transactionLifetime
+        {
+            if paths.contains(where: { other.reads.keys.contains($0) }) { throw contention }
+        }
+    }
+
+    /// `ABORTED`, as production answers a transaction that lost a conflict.
+    private static let contention = APIError.firestore(
+        .aborted,
+        "Aborted due to cross-transaction contention. This occurs when multiple transactions attempt to access "
+            + "the same data, requiring Firestore to abort at least one in order to enforce serializability.")
+
     /// Refuses a transaction's commit if a document or query result it read has changed since.
     private static func validate(_ record: TransactionRecord, against database: DatabaseState) throws(APIError) {
-        let contention = APIError.firestore(
-            .aborted,
-            "Aborted due to cross-transaction contention. This occurs when multiple transactions attempt to access "
-                + "the same data, requiring Firestore to abort at least one in order to enforce serializability.")
         for (path, seen) in record.reads where database.document(at: path)?.updateTime != seen {
             throw contention
         }

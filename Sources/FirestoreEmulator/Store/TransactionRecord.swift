@@ -2,8 +2,9 @@ import Foundation
 
 /// What a client asks of a new transaction (`TransactionOptions`).
 enum TransactionMode: Sendable, Equatable {
-    /// Reads and writes; conflicting commits get `ABORTED` and the SDKs retry.
-    case readWrite
+    /// Reads and writes; conflicting commits get `ABORTED` and the SDKs retry, naming the aborted
+    /// transaction in `retrying` so the retry keeps its place in line.
+    case readWrite(retrying: [UInt8]? = nil)
     /// Reads only, at `readTime` (now when `nil`).
     case readOnly(readTime: Timestamp?)
 }
@@ -19,6 +20,9 @@ struct TransactionRecord: Sendable {
     var readTime: Timestamp?
     /// When it began (transactions expire `FirestoreStore.transactionLifetime` later).
     var began: Date
+    /// Its place in line: when its first attempt began (a retry inherits it). Older transactions win
+    /// conflicts, so a transaction retried often enough always gets through.
+    var priority: Date
     /// Each document read, with the update time seen (`nil`: it did not exist).
     var reads: [DocumentPath: Timestamp?] = [:]
     /// Each query run, with the documents and update times it returned.
