@@ -92,6 +92,7 @@ struct FirestoreTestClient {
         }
 
         /// Commits `writes`.
+        @discardableResult
         func commit(_ writes: [JSONValue], transaction: String? = nil, as caller: Caller = .owner) async throws -> Reply {
             var body: JSONValue = ["writes": .array(writes)]
             if let transaction, case .object(var object) = body {
