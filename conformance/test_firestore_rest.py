@@ -858,19 +858,34 @@ def test_sum_with_a_double_is_a_double_and_avg_of_nothing_is_null(db):
     result = aggregate_fields(
         db,
         query("mixed"),
+        [{"alias": "s", "sum": {"field": {"fieldPath": "n"}}}, {"alias": "a", "avg": {"field": {"fieldPath": "n"}}}],
+    )
+    assert result == {"s": {"doubleValue": 4.5}, "a": {"doubleValue": 1.5}}
+    absent = aggregate_fields(
+        db,
+        query("mixed"),
         [
-            {"alias": "s", "sum": {"field": {"fieldPath": "n"}}},
-            {"alias": "a", "avg": {"field": {"fieldPath": "n"}}},
             {"alias": "none_sum", "sum": {"field": {"fieldPath": "absent"}}},
             {"alias": "none_avg", "avg": {"field": {"fieldPath": "absent"}}},
         ],
     )
-    assert result == {
-        "s": {"doubleValue": 4.5},
-        "a": {"doubleValue": 1.5},
-        "none_sum": {"integerValue": "0"},
-        "none_avg": {"nullValue": None},
-    }
+    assert absent == {"none_sum": {"integerValue": "0"}, "none_avg": {"nullValue": None}}
+
+
+def test_several_aggregations_only_see_documents_with_every_field(db):
+    # "Queries with multiple aggregations include only the documents that contain all the fields in each
+    # aggregation." (Firebase docs, aggregation queries)
+    seed(db, {"mixed/a": {"n": 1, "f": 0.5}, "mixed/b": {"n": 2}})
+    result = aggregate_fields(
+        db,
+        query("mixed"),
+        [
+            {"alias": "c", "count": {}},
+            {"alias": "s", "sum": {"field": {"fieldPath": "n"}}},
+            {"alias": "t", "sum": {"field": {"fieldPath": "f"}}},
+        ],
+    )
+    assert result == {"c": {"integerValue": "1"}, "s": {"integerValue": "1"}, "t": {"doubleValue": 0.5}}
 
 
 def test_aggregation_without_alias_gets_field_n(db):
