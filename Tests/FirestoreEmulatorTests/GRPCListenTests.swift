@@ -22,7 +22,7 @@ import Testing
     }
 
     /// Opens a Listen stream and runs `body` with it.
-    private static func listen(
+    static func listen(
         _ firestore: GRPCHarness, metadata: Metadata = .owner,
         _ body: @escaping @Sendable (inout ListenStreamClient) async throws -> Void
     ) async throws {
