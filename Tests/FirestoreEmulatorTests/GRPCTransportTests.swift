@@ -1,3 +1,4 @@
+import FirestoreWire
 import EmulatorHTTP
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix

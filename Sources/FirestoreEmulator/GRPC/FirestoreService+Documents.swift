@@ -1,3 +1,4 @@
+import FirestoreWire
 import EmulatorCore
 import GRPCCore
 import SwiftProtobuf

@@ -1,3 +1,4 @@
+import FirestoreWire
 import EmulatorCore
 import Foundation
 import GRPCCore

@@ -1,3 +1,4 @@
+import FirestoreWire
 import GRPCCore
 
 /// Cloud Firestore's gRPC API (`google.firestore.v1.Firestore`), served from the same operations, store and

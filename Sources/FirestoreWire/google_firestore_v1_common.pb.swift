@@ -30,27 +30,27 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 }
 
 /// Field paths to return or to update.
-nonisolated struct Google_Firestore_V1_DocumentMask: Sendable {
+public nonisolated struct Google_Firestore_V1_DocumentMask: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var fieldPaths: [String] = []
+  public var fieldPaths: [String] = []
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 }
 
 /// A condition on the stored document that a write requires.
-nonisolated struct Google_Firestore_V1_Precondition: Sendable {
+public nonisolated struct Google_Firestore_V1_Precondition: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var conditionType: Google_Firestore_V1_Precondition.OneOf_ConditionType? = nil
+  public var conditionType: Google_Firestore_V1_Precondition.OneOf_ConditionType? = nil
 
-  var exists: Bool {
+  public var exists: Bool {
     get {
       if case .exists(let v)? = conditionType {return v}
       return false
@@ -58,7 +58,7 @@ nonisolated struct Google_Firestore_V1_Precondition: Sendable {
     set {conditionType = .exists(newValue)}
   }
 
-  var updateTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var updateTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {
       if case .updateTime(let v)? = conditionType {return v}
       return SwiftProtobuf.Google_Protobuf_Timestamp()
@@ -66,26 +66,26 @@ nonisolated struct Google_Firestore_V1_Precondition: Sendable {
     set {conditionType = .updateTime(newValue)}
   }
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_ConditionType: Equatable, Sendable {
+  public nonisolated enum OneOf_ConditionType: Equatable, Sendable {
     case exists(Bool)
     case updateTime(SwiftProtobuf.Google_Protobuf_Timestamp)
 
   }
 
-  init() {}
+  public init() {}
 }
 
 /// How a transaction is started.
-nonisolated struct Google_Firestore_V1_TransactionOptions: Sendable {
+public nonisolated struct Google_Firestore_V1_TransactionOptions: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var mode: Google_Firestore_V1_TransactionOptions.OneOf_Mode? = nil
+  public var mode: Google_Firestore_V1_TransactionOptions.OneOf_Mode? = nil
 
-  var readOnly: Google_Firestore_V1_TransactionOptions.ReadOnly {
+  public var readOnly: Google_Firestore_V1_TransactionOptions.ReadOnly {
     get {
       if case .readOnly(let v)? = mode {return v}
       return Google_Firestore_V1_TransactionOptions.ReadOnly()
@@ -93,7 +93,7 @@ nonisolated struct Google_Firestore_V1_TransactionOptions: Sendable {
     set {mode = .readOnly(newValue)}
   }
 
-  var readWrite: Google_Firestore_V1_TransactionOptions.ReadWrite {
+  public var readWrite: Google_Firestore_V1_TransactionOptions.ReadWrite {
     get {
       if case .readWrite(let v)? = mode {return v}
       return Google_Firestore_V1_TransactionOptions.ReadWrite()
@@ -101,26 +101,26 @@ nonisolated struct Google_Firestore_V1_TransactionOptions: Sendable {
     set {mode = .readWrite(newValue)}
   }
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_Mode: Equatable, Sendable {
+  public nonisolated enum OneOf_Mode: Equatable, Sendable {
     case readOnly(Google_Firestore_V1_TransactionOptions.ReadOnly)
     case readWrite(Google_Firestore_V1_TransactionOptions.ReadWrite)
 
   }
 
-  nonisolated enum ConcurrencyMode: SwiftProtobuf.Enum, Swift.CaseIterable {
-    typealias RawValue = Int
+  public nonisolated enum ConcurrencyMode: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
     case unspecified // = 0
     case optimistic // = 1
     case pessimistic // = 2
     case UNRECOGNIZED(Int)
 
-    init() {
+    public init() {
       self = .unspecified
     }
 
-    init?(rawValue: Int) {
+    public init?(rawValue: Int) {
       switch rawValue {
       case 0: self = .unspecified
       case 1: self = .optimistic
@@ -129,7 +129,7 @@ nonisolated struct Google_Firestore_V1_TransactionOptions: Sendable {
       }
     }
 
-    var rawValue: Int {
+    public var rawValue: Int {
       switch self {
       case .unspecified: return 0
       case .optimistic: return 1
@@ -139,7 +139,7 @@ nonisolated struct Google_Firestore_V1_TransactionOptions: Sendable {
     }
 
     // The compiler won't synthesize support with the UNRECOGNIZED case.
-    static let allCases: [Google_Firestore_V1_TransactionOptions.ConcurrencyMode] = [
+    public static let allCases: [Google_Firestore_V1_TransactionOptions.ConcurrencyMode] = [
       .unspecified,
       .optimistic,
       .pessimistic,
@@ -147,29 +147,29 @@ nonisolated struct Google_Firestore_V1_TransactionOptions: Sendable {
 
   }
 
-  nonisolated struct ReadWrite: Sendable {
+  public nonisolated struct ReadWrite: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
     /// The transaction being retried, if any.
-    var retryTransaction: Data = Data()
+    public var retryTransaction: Data = Data()
 
-    var concurrencyMode: Google_Firestore_V1_TransactionOptions.ConcurrencyMode = .unspecified
+    public var concurrencyMode: Google_Firestore_V1_TransactionOptions.ConcurrencyMode = .unspecified
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    init() {}
+    public init() {}
   }
 
-  nonisolated struct ReadOnly: Sendable {
+  public nonisolated struct ReadOnly: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var consistencySelector: Google_Firestore_V1_TransactionOptions.ReadOnly.OneOf_ConsistencySelector? = nil
+    public var consistencySelector: Google_Firestore_V1_TransactionOptions.ReadOnly.OneOf_ConsistencySelector? = nil
 
-    var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+    public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
       get {
         if case .readTime(let v)? = consistencySelector {return v}
         return SwiftProtobuf.Google_Protobuf_Timestamp()
@@ -177,30 +177,30 @@ nonisolated struct Google_Firestore_V1_TransactionOptions: Sendable {
       set {consistencySelector = .readTime(newValue)}
     }
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
+    public nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
       case readTime(SwiftProtobuf.Google_Protobuf_Timestamp)
 
     }
 
-    init() {}
+    public init() {}
   }
 
-  init() {}
+  public init() {}
 }
 
 /// Per-request options (tags are accepted and ignored by Hearth).
-nonisolated struct Google_Firestore_V1_RequestOptions: Sendable {
+public nonisolated struct Google_Firestore_V1_RequestOptions: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var requestTags: [String] = []
+  public var requestTags: [String] = []
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -208,10 +208,10 @@ nonisolated struct Google_Firestore_V1_RequestOptions: Sendable {
 fileprivate nonisolated let _protobuf_package = "google.firestore.v1"
 
 nonisolated extension Google_Firestore_V1_DocumentMask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".DocumentMask"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}field_paths\0")
+  public static let protoMessageName: String = _protobuf_package + ".DocumentMask"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}field_paths\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -223,14 +223,14 @@ nonisolated extension Google_Firestore_V1_DocumentMask: SwiftProtobuf.Message, S
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.fieldPaths.isEmpty {
       try visitor.visitRepeatedStringField(value: self.fieldPaths, fieldNumber: 1)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_DocumentMask, rhs: Google_Firestore_V1_DocumentMask) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_DocumentMask, rhs: Google_Firestore_V1_DocumentMask) -> Bool {
     if lhs.fieldPaths != rhs.fieldPaths {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -238,10 +238,10 @@ nonisolated extension Google_Firestore_V1_DocumentMask: SwiftProtobuf.Message, S
 }
 
 nonisolated extension Google_Firestore_V1_Precondition: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".Precondition"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}exists\0\u{3}update_time\0")
+  public static let protoMessageName: String = _protobuf_package + ".Precondition"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}exists\0\u{3}update_time\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -273,7 +273,7 @@ nonisolated extension Google_Firestore_V1_Precondition: SwiftProtobuf.Message, S
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -292,7 +292,7 @@ nonisolated extension Google_Firestore_V1_Precondition: SwiftProtobuf.Message, S
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_Precondition, rhs: Google_Firestore_V1_Precondition) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_Precondition, rhs: Google_Firestore_V1_Precondition) -> Bool {
     if lhs.conditionType != rhs.conditionType {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -300,10 +300,10 @@ nonisolated extension Google_Firestore_V1_Precondition: SwiftProtobuf.Message, S
 }
 
 nonisolated extension Google_Firestore_V1_TransactionOptions: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".TransactionOptions"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\u{2}read_only\0\u{3}read_write\0")
+  public static let protoMessageName: String = _protobuf_package + ".TransactionOptions"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\u{2}read_only\0\u{3}read_write\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -340,7 +340,7 @@ nonisolated extension Google_Firestore_V1_TransactionOptions: SwiftProtobuf.Mess
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -359,7 +359,7 @@ nonisolated extension Google_Firestore_V1_TransactionOptions: SwiftProtobuf.Mess
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_TransactionOptions, rhs: Google_Firestore_V1_TransactionOptions) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_TransactionOptions, rhs: Google_Firestore_V1_TransactionOptions) -> Bool {
     if lhs.mode != rhs.mode {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -367,14 +367,14 @@ nonisolated extension Google_Firestore_V1_TransactionOptions: SwiftProtobuf.Mess
 }
 
 nonisolated extension Google_Firestore_V1_TransactionOptions.ConcurrencyMode: SwiftProtobuf._ProtoNameProviding {
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CONCURRENCY_MODE_UNSPECIFIED\0\u{1}OPTIMISTIC\0\u{1}PESSIMISTIC\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CONCURRENCY_MODE_UNSPECIFIED\0\u{1}OPTIMISTIC\0\u{1}PESSIMISTIC\0")
 }
 
 nonisolated extension Google_Firestore_V1_TransactionOptions.ReadWrite: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_TransactionOptions.protoMessageName + ".ReadWrite"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}retry_transaction\0\u{3}concurrency_mode\0")
+  public static let protoMessageName: String = Google_Firestore_V1_TransactionOptions.protoMessageName + ".ReadWrite"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}retry_transaction\0\u{3}concurrency_mode\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -387,7 +387,7 @@ nonisolated extension Google_Firestore_V1_TransactionOptions.ReadWrite: SwiftPro
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.retryTransaction.isEmpty {
       try visitor.visitSingularBytesField(value: self.retryTransaction, fieldNumber: 1)
     }
@@ -397,7 +397,7 @@ nonisolated extension Google_Firestore_V1_TransactionOptions.ReadWrite: SwiftPro
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_TransactionOptions.ReadWrite, rhs: Google_Firestore_V1_TransactionOptions.ReadWrite) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_TransactionOptions.ReadWrite, rhs: Google_Firestore_V1_TransactionOptions.ReadWrite) -> Bool {
     if lhs.retryTransaction != rhs.retryTransaction {return false}
     if lhs.concurrencyMode != rhs.concurrencyMode {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -406,10 +406,10 @@ nonisolated extension Google_Firestore_V1_TransactionOptions.ReadWrite: SwiftPro
 }
 
 nonisolated extension Google_Firestore_V1_TransactionOptions.ReadOnly: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_TransactionOptions.protoMessageName + ".ReadOnly"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\u{2}read_time\0")
+  public static let protoMessageName: String = Google_Firestore_V1_TransactionOptions.protoMessageName + ".ReadOnly"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\u{2}read_time\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -433,7 +433,7 @@ nonisolated extension Google_Firestore_V1_TransactionOptions.ReadOnly: SwiftProt
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -444,7 +444,7 @@ nonisolated extension Google_Firestore_V1_TransactionOptions.ReadOnly: SwiftProt
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_TransactionOptions.ReadOnly, rhs: Google_Firestore_V1_TransactionOptions.ReadOnly) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_TransactionOptions.ReadOnly, rhs: Google_Firestore_V1_TransactionOptions.ReadOnly) -> Bool {
     if lhs.consistencySelector != rhs.consistencySelector {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -452,10 +452,10 @@ nonisolated extension Google_Firestore_V1_TransactionOptions.ReadOnly: SwiftProt
 }
 
 nonisolated extension Google_Firestore_V1_RequestOptions: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".RequestOptions"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_tags\0")
+  public static let protoMessageName: String = _protobuf_package + ".RequestOptions"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_tags\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -467,14 +467,14 @@ nonisolated extension Google_Firestore_V1_RequestOptions: SwiftProtobuf.Message,
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.requestTags.isEmpty {
       try visitor.visitRepeatedStringField(value: self.requestTags, fieldNumber: 1)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_RequestOptions, rhs: Google_Firestore_V1_RequestOptions) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_RequestOptions, rhs: Google_Firestore_V1_RequestOptions) -> Bool {
     if lhs.requestTags != rhs.requestTags {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true

@@ -24,94 +24,94 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
+public nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var select: Google_Firestore_V1_StructuredQuery.Projection {
+  public var select: Google_Firestore_V1_StructuredQuery.Projection {
     get {_storage._select ?? Google_Firestore_V1_StructuredQuery.Projection()}
     set {_uniqueStorage()._select = newValue}
   }
   /// Returns true if `select` has been explicitly set.
-  var hasSelect: Bool {_storage._select != nil}
+  public var hasSelect: Bool {_storage._select != nil}
   /// Clears the value of `select`. Subsequent reads from it will return its default value.
-  mutating func clearSelect() {_uniqueStorage()._select = nil}
+  public mutating func clearSelect() {_uniqueStorage()._select = nil}
 
-  var from: [Google_Firestore_V1_StructuredQuery.CollectionSelector] {
+  public var from: [Google_Firestore_V1_StructuredQuery.CollectionSelector] {
     get {_storage._from}
     set {_uniqueStorage()._from = newValue}
   }
 
-  var `where`: Google_Firestore_V1_StructuredQuery.Filter {
+  public var `where`: Google_Firestore_V1_StructuredQuery.Filter {
     get {_storage._where ?? Google_Firestore_V1_StructuredQuery.Filter()}
     set {_uniqueStorage()._where = newValue}
   }
   /// Returns true if ``where`` has been explicitly set.
-  var hasWhere: Bool {_storage._where != nil}
+  public var hasWhere: Bool {_storage._where != nil}
   /// Clears the value of ``where``. Subsequent reads from it will return its default value.
-  mutating func clearWhere() {_uniqueStorage()._where = nil}
+  public mutating func clearWhere() {_uniqueStorage()._where = nil}
 
-  var orderBy: [Google_Firestore_V1_StructuredQuery.Order] {
+  public var orderBy: [Google_Firestore_V1_StructuredQuery.Order] {
     get {_storage._orderBy}
     set {_uniqueStorage()._orderBy = newValue}
   }
 
-  var startAt: Google_Firestore_V1_Cursor {
+  public var startAt: Google_Firestore_V1_Cursor {
     get {_storage._startAt ?? Google_Firestore_V1_Cursor()}
     set {_uniqueStorage()._startAt = newValue}
   }
   /// Returns true if `startAt` has been explicitly set.
-  var hasStartAt: Bool {_storage._startAt != nil}
+  public var hasStartAt: Bool {_storage._startAt != nil}
   /// Clears the value of `startAt`. Subsequent reads from it will return its default value.
-  mutating func clearStartAt() {_uniqueStorage()._startAt = nil}
+  public mutating func clearStartAt() {_uniqueStorage()._startAt = nil}
 
-  var endAt: Google_Firestore_V1_Cursor {
+  public var endAt: Google_Firestore_V1_Cursor {
     get {_storage._endAt ?? Google_Firestore_V1_Cursor()}
     set {_uniqueStorage()._endAt = newValue}
   }
   /// Returns true if `endAt` has been explicitly set.
-  var hasEndAt: Bool {_storage._endAt != nil}
+  public var hasEndAt: Bool {_storage._endAt != nil}
   /// Clears the value of `endAt`. Subsequent reads from it will return its default value.
-  mutating func clearEndAt() {_uniqueStorage()._endAt = nil}
+  public mutating func clearEndAt() {_uniqueStorage()._endAt = nil}
 
-  var offset: Int32 {
+  public var offset: Int32 {
     get {_storage._offset}
     set {_uniqueStorage()._offset = newValue}
   }
 
-  var limit: SwiftProtobuf.Google_Protobuf_Int32Value {
+  public var limit: SwiftProtobuf.Google_Protobuf_Int32Value {
     get {_storage._limit ?? SwiftProtobuf.Google_Protobuf_Int32Value()}
     set {_uniqueStorage()._limit = newValue}
   }
   /// Returns true if `limit` has been explicitly set.
-  var hasLimit: Bool {_storage._limit != nil}
+  public var hasLimit: Bool {_storage._limit != nil}
   /// Clears the value of `limit`. Subsequent reads from it will return its default value.
-  mutating func clearLimit() {_uniqueStorage()._limit = nil}
+  public mutating func clearLimit() {_uniqueStorage()._limit = nil}
 
-  var findNearest: Google_Firestore_V1_StructuredQuery.FindNearest {
+  public var findNearest: Google_Firestore_V1_StructuredQuery.FindNearest {
     get {_storage._findNearest ?? Google_Firestore_V1_StructuredQuery.FindNearest()}
     set {_uniqueStorage()._findNearest = newValue}
   }
   /// Returns true if `findNearest` has been explicitly set.
-  var hasFindNearest: Bool {_storage._findNearest != nil}
+  public var hasFindNearest: Bool {_storage._findNearest != nil}
   /// Clears the value of `findNearest`. Subsequent reads from it will return its default value.
-  mutating func clearFindNearest() {_uniqueStorage()._findNearest = nil}
+  public mutating func clearFindNearest() {_uniqueStorage()._findNearest = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum Direction: SwiftProtobuf.Enum, Swift.CaseIterable {
-    typealias RawValue = Int
+  public nonisolated enum Direction: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
     case unspecified // = 0
     case ascending // = 1
     case descending // = 2
     case UNRECOGNIZED(Int)
 
-    init() {
+    public init() {
       self = .unspecified
     }
 
-    init?(rawValue: Int) {
+    public init?(rawValue: Int) {
       switch rawValue {
       case 0: self = .unspecified
       case 1: self = .ascending
@@ -120,7 +120,7 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
       }
     }
 
-    var rawValue: Int {
+    public var rawValue: Int {
       switch self {
       case .unspecified: return 0
       case .ascending: return 1
@@ -130,7 +130,7 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
     }
 
     // The compiler won't synthesize support with the UNRECOGNIZED case.
-    static let allCases: [Google_Firestore_V1_StructuredQuery.Direction] = [
+    public static let allCases: [Google_Firestore_V1_StructuredQuery.Direction] = [
       .unspecified,
       .ascending,
       .descending,
@@ -139,28 +139,28 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
   }
 
   /// A collection to query: by id under the parent, or every collection with that id below it.
-  nonisolated struct CollectionSelector: Sendable {
+  public nonisolated struct CollectionSelector: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var collectionID: String = String()
+    public var collectionID: String = String()
 
-    var allDescendants: Bool = false
+    public var allDescendants: Bool = false
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    init() {}
+    public init() {}
   }
 
-  nonisolated struct Filter: Sendable {
+  public nonisolated struct Filter: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var filterType: Google_Firestore_V1_StructuredQuery.Filter.OneOf_FilterType? = nil
+    public var filterType: Google_Firestore_V1_StructuredQuery.Filter.OneOf_FilterType? = nil
 
-    var compositeFilter: Google_Firestore_V1_StructuredQuery.CompositeFilter {
+    public var compositeFilter: Google_Firestore_V1_StructuredQuery.CompositeFilter {
       get {
         if case .compositeFilter(let v)? = filterType {return v}
         return Google_Firestore_V1_StructuredQuery.CompositeFilter()
@@ -168,7 +168,7 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
       set {filterType = .compositeFilter(newValue)}
     }
 
-    var fieldFilter: Google_Firestore_V1_StructuredQuery.FieldFilter {
+    public var fieldFilter: Google_Firestore_V1_StructuredQuery.FieldFilter {
       get {
         if case .fieldFilter(let v)? = filterType {return v}
         return Google_Firestore_V1_StructuredQuery.FieldFilter()
@@ -176,7 +176,7 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
       set {filterType = .fieldFilter(newValue)}
     }
 
-    var unaryFilter: Google_Firestore_V1_StructuredQuery.UnaryFilter {
+    public var unaryFilter: Google_Firestore_V1_StructuredQuery.UnaryFilter {
       get {
         if case .unaryFilter(let v)? = filterType {return v}
         return Google_Firestore_V1_StructuredQuery.UnaryFilter()
@@ -184,41 +184,41 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
       set {filterType = .unaryFilter(newValue)}
     }
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    nonisolated enum OneOf_FilterType: Equatable, Sendable {
+    public nonisolated enum OneOf_FilterType: Equatable, Sendable {
       case compositeFilter(Google_Firestore_V1_StructuredQuery.CompositeFilter)
       case fieldFilter(Google_Firestore_V1_StructuredQuery.FieldFilter)
       case unaryFilter(Google_Firestore_V1_StructuredQuery.UnaryFilter)
 
     }
 
-    init() {}
+    public init() {}
   }
 
-  nonisolated struct CompositeFilter: Sendable {
+  public nonisolated struct CompositeFilter: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var op: Google_Firestore_V1_StructuredQuery.CompositeFilter.Operator = .unspecified
+    public var op: Google_Firestore_V1_StructuredQuery.CompositeFilter.Operator = .unspecified
 
-    var filters: [Google_Firestore_V1_StructuredQuery.Filter] = []
+    public var filters: [Google_Firestore_V1_StructuredQuery.Filter] = []
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    nonisolated enum Operator: SwiftProtobuf.Enum, Swift.CaseIterable {
-      typealias RawValue = Int
+    public nonisolated enum Operator: SwiftProtobuf.Enum, Swift.CaseIterable {
+      public typealias RawValue = Int
       case unspecified // = 0
       case and // = 1
       case or // = 2
       case UNRECOGNIZED(Int)
 
-      init() {
+      public init() {
         self = .unspecified
       }
 
-      init?(rawValue: Int) {
+      public init?(rawValue: Int) {
         switch rawValue {
         case 0: self = .unspecified
         case 1: self = .and
@@ -227,7 +227,7 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
         }
       }
 
-      var rawValue: Int {
+      public var rawValue: Int {
         switch self {
         case .unspecified: return 0
         case .and: return 1
@@ -237,7 +237,7 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
       }
 
       // The compiler won't synthesize support with the UNRECOGNIZED case.
-      static let allCases: [Google_Firestore_V1_StructuredQuery.CompositeFilter.Operator] = [
+      public static let allCases: [Google_Firestore_V1_StructuredQuery.CompositeFilter.Operator] = [
         .unspecified,
         .and,
         .or,
@@ -245,38 +245,38 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
 
     }
 
-    init() {}
+    public init() {}
   }
 
-  nonisolated struct FieldFilter: Sendable {
+  public nonisolated struct FieldFilter: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var field: Google_Firestore_V1_StructuredQuery.FieldReference {
+    public var field: Google_Firestore_V1_StructuredQuery.FieldReference {
       get {_field ?? Google_Firestore_V1_StructuredQuery.FieldReference()}
       set {_field = newValue}
     }
     /// Returns true if `field` has been explicitly set.
-    var hasField: Bool {self._field != nil}
+    public var hasField: Bool {self._field != nil}
     /// Clears the value of `field`. Subsequent reads from it will return its default value.
-    mutating func clearField() {self._field = nil}
+    public mutating func clearField() {self._field = nil}
 
-    var op: Google_Firestore_V1_StructuredQuery.FieldFilter.Operator = .unspecified
+    public var op: Google_Firestore_V1_StructuredQuery.FieldFilter.Operator = .unspecified
 
-    var value: Google_Firestore_V1_Value {
+    public var value: Google_Firestore_V1_Value {
       get {_value ?? Google_Firestore_V1_Value()}
       set {_value = newValue}
     }
     /// Returns true if `value` has been explicitly set.
-    var hasValue: Bool {self._value != nil}
+    public var hasValue: Bool {self._value != nil}
     /// Clears the value of `value`. Subsequent reads from it will return its default value.
-    mutating func clearValue() {self._value = nil}
+    public mutating func clearValue() {self._value = nil}
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    nonisolated enum Operator: SwiftProtobuf.Enum, Swift.CaseIterable {
-      typealias RawValue = Int
+    public nonisolated enum Operator: SwiftProtobuf.Enum, Swift.CaseIterable {
+      public typealias RawValue = Int
       case unspecified // = 0
       case lessThan // = 1
       case lessThanOrEqual // = 2
@@ -290,11 +290,11 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
       case notIn // = 10
       case UNRECOGNIZED(Int)
 
-      init() {
+      public init() {
         self = .unspecified
       }
 
-      init?(rawValue: Int) {
+      public init?(rawValue: Int) {
         switch rawValue {
         case 0: self = .unspecified
         case 1: self = .lessThan
@@ -311,7 +311,7 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
         }
       }
 
-      var rawValue: Int {
+      public var rawValue: Int {
         switch self {
         case .unspecified: return 0
         case .lessThan: return 1
@@ -329,7 +329,7 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
       }
 
       // The compiler won't synthesize support with the UNRECOGNIZED case.
-      static let allCases: [Google_Firestore_V1_StructuredQuery.FieldFilter.Operator] = [
+      public static let allCases: [Google_Firestore_V1_StructuredQuery.FieldFilter.Operator] = [
         .unspecified,
         .lessThan,
         .lessThanOrEqual,
@@ -345,22 +345,22 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
 
     }
 
-    init() {}
+    public init() {}
 
     fileprivate var _field: Google_Firestore_V1_StructuredQuery.FieldReference? = nil
     fileprivate var _value: Google_Firestore_V1_Value? = nil
   }
 
-  nonisolated struct UnaryFilter: Sendable {
+  public nonisolated struct UnaryFilter: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var op: Google_Firestore_V1_StructuredQuery.UnaryFilter.Operator = .unspecified
+    public var op: Google_Firestore_V1_StructuredQuery.UnaryFilter.Operator = .unspecified
 
-    var operandType: Google_Firestore_V1_StructuredQuery.UnaryFilter.OneOf_OperandType? = nil
+    public var operandType: Google_Firestore_V1_StructuredQuery.UnaryFilter.OneOf_OperandType? = nil
 
-    var field: Google_Firestore_V1_StructuredQuery.FieldReference {
+    public var field: Google_Firestore_V1_StructuredQuery.FieldReference {
       get {
         if case .field(let v)? = operandType {return v}
         return Google_Firestore_V1_StructuredQuery.FieldReference()
@@ -368,15 +368,15 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
       set {operandType = .field(newValue)}
     }
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    nonisolated enum OneOf_OperandType: Equatable, Sendable {
+    public nonisolated enum OneOf_OperandType: Equatable, Sendable {
       case field(Google_Firestore_V1_StructuredQuery.FieldReference)
 
     }
 
-    nonisolated enum Operator: SwiftProtobuf.Enum, Swift.CaseIterable {
-      typealias RawValue = Int
+    public nonisolated enum Operator: SwiftProtobuf.Enum, Swift.CaseIterable {
+      public typealias RawValue = Int
       case unspecified // = 0
       case isNan // = 2
       case isNull // = 3
@@ -384,11 +384,11 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
       case isNotNull // = 5
       case UNRECOGNIZED(Int)
 
-      init() {
+      public init() {
         self = .unspecified
       }
 
-      init?(rawValue: Int) {
+      public init?(rawValue: Int) {
         switch rawValue {
         case 0: self = .unspecified
         case 2: self = .isNan
@@ -399,7 +399,7 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
         }
       }
 
-      var rawValue: Int {
+      public var rawValue: Int {
         switch self {
         case .unspecified: return 0
         case .isNan: return 2
@@ -411,7 +411,7 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
       }
 
       // The compiler won't synthesize support with the UNRECOGNIZED case.
-      static let allCases: [Google_Firestore_V1_StructuredQuery.UnaryFilter.Operator] = [
+      public static let allCases: [Google_Firestore_V1_StructuredQuery.UnaryFilter.Operator] = [
         .unspecified,
         .isNan,
         .isNull,
@@ -421,117 +421,117 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
 
     }
 
-    init() {}
+    public init() {}
   }
 
-  nonisolated struct Order: Sendable {
+  public nonisolated struct Order: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var field: Google_Firestore_V1_StructuredQuery.FieldReference {
+    public var field: Google_Firestore_V1_StructuredQuery.FieldReference {
       get {_field ?? Google_Firestore_V1_StructuredQuery.FieldReference()}
       set {_field = newValue}
     }
     /// Returns true if `field` has been explicitly set.
-    var hasField: Bool {self._field != nil}
+    public var hasField: Bool {self._field != nil}
     /// Clears the value of `field`. Subsequent reads from it will return its default value.
-    mutating func clearField() {self._field = nil}
+    public mutating func clearField() {self._field = nil}
 
-    var direction: Google_Firestore_V1_StructuredQuery.Direction = .unspecified
+    public var direction: Google_Firestore_V1_StructuredQuery.Direction = .unspecified
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    init() {}
+    public init() {}
 
     fileprivate var _field: Google_Firestore_V1_StructuredQuery.FieldReference? = nil
   }
 
-  nonisolated struct FieldReference: Sendable {
+  public nonisolated struct FieldReference: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var fieldPath: String = String()
+    public var fieldPath: String = String()
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    init() {}
+    public init() {}
   }
 
-  nonisolated struct Projection: Sendable {
+  public nonisolated struct Projection: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var fields: [Google_Firestore_V1_StructuredQuery.FieldReference] = []
+    public var fields: [Google_Firestore_V1_StructuredQuery.FieldReference] = []
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    init() {}
+    public init() {}
   }
 
   /// Vector nearest-neighbour search.
-  nonisolated struct FindNearest: Sendable {
+  public nonisolated struct FindNearest: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var vectorField: Google_Firestore_V1_StructuredQuery.FieldReference {
+    public var vectorField: Google_Firestore_V1_StructuredQuery.FieldReference {
       get {_vectorField ?? Google_Firestore_V1_StructuredQuery.FieldReference()}
       set {_vectorField = newValue}
     }
     /// Returns true if `vectorField` has been explicitly set.
-    var hasVectorField: Bool {self._vectorField != nil}
+    public var hasVectorField: Bool {self._vectorField != nil}
     /// Clears the value of `vectorField`. Subsequent reads from it will return its default value.
-    mutating func clearVectorField() {self._vectorField = nil}
+    public mutating func clearVectorField() {self._vectorField = nil}
 
-    var queryVector: Google_Firestore_V1_Value {
+    public var queryVector: Google_Firestore_V1_Value {
       get {_queryVector ?? Google_Firestore_V1_Value()}
       set {_queryVector = newValue}
     }
     /// Returns true if `queryVector` has been explicitly set.
-    var hasQueryVector: Bool {self._queryVector != nil}
+    public var hasQueryVector: Bool {self._queryVector != nil}
     /// Clears the value of `queryVector`. Subsequent reads from it will return its default value.
-    mutating func clearQueryVector() {self._queryVector = nil}
+    public mutating func clearQueryVector() {self._queryVector = nil}
 
-    var distanceMeasure: Google_Firestore_V1_StructuredQuery.FindNearest.DistanceMeasure = .unspecified
+    public var distanceMeasure: Google_Firestore_V1_StructuredQuery.FindNearest.DistanceMeasure = .unspecified
 
-    var limit: SwiftProtobuf.Google_Protobuf_Int32Value {
+    public var limit: SwiftProtobuf.Google_Protobuf_Int32Value {
       get {_limit ?? SwiftProtobuf.Google_Protobuf_Int32Value()}
       set {_limit = newValue}
     }
     /// Returns true if `limit` has been explicitly set.
-    var hasLimit: Bool {self._limit != nil}
+    public var hasLimit: Bool {self._limit != nil}
     /// Clears the value of `limit`. Subsequent reads from it will return its default value.
-    mutating func clearLimit() {self._limit = nil}
+    public mutating func clearLimit() {self._limit = nil}
 
-    var distanceResultField: String = String()
+    public var distanceResultField: String = String()
 
-    var distanceThreshold: SwiftProtobuf.Google_Protobuf_DoubleValue {
+    public var distanceThreshold: SwiftProtobuf.Google_Protobuf_DoubleValue {
       get {_distanceThreshold ?? SwiftProtobuf.Google_Protobuf_DoubleValue()}
       set {_distanceThreshold = newValue}
     }
     /// Returns true if `distanceThreshold` has been explicitly set.
-    var hasDistanceThreshold: Bool {self._distanceThreshold != nil}
+    public var hasDistanceThreshold: Bool {self._distanceThreshold != nil}
     /// Clears the value of `distanceThreshold`. Subsequent reads from it will return its default value.
-    mutating func clearDistanceThreshold() {self._distanceThreshold = nil}
+    public mutating func clearDistanceThreshold() {self._distanceThreshold = nil}
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    nonisolated enum DistanceMeasure: SwiftProtobuf.Enum, Swift.CaseIterable {
-      typealias RawValue = Int
+    public nonisolated enum DistanceMeasure: SwiftProtobuf.Enum, Swift.CaseIterable {
+      public typealias RawValue = Int
       case unspecified // = 0
       case euclidean // = 1
       case cosine // = 2
       case dotProduct // = 3
       case UNRECOGNIZED(Int)
 
-      init() {
+      public init() {
         self = .unspecified
       }
 
-      init?(rawValue: Int) {
+      public init?(rawValue: Int) {
         switch rawValue {
         case 0: self = .unspecified
         case 1: self = .euclidean
@@ -541,7 +541,7 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
         }
       }
 
-      var rawValue: Int {
+      public var rawValue: Int {
         switch self {
         case .unspecified: return 0
         case .euclidean: return 1
@@ -552,7 +552,7 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
       }
 
       // The compiler won't synthesize support with the UNRECOGNIZED case.
-      static let allCases: [Google_Firestore_V1_StructuredQuery.FindNearest.DistanceMeasure] = [
+      public static let allCases: [Google_Firestore_V1_StructuredQuery.FindNearest.DistanceMeasure] = [
         .unspecified,
         .euclidean,
         .cosine,
@@ -561,7 +561,7 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
 
     }
 
-    init() {}
+    public init() {}
 
     fileprivate var _vectorField: Google_Firestore_V1_StructuredQuery.FieldReference? = nil
     fileprivate var _queryVector: Google_Firestore_V1_Value? = nil
@@ -569,19 +569,19 @@ nonisolated struct Google_Firestore_V1_StructuredQuery: @unchecked Sendable {
     fileprivate var _distanceThreshold: SwiftProtobuf.Google_Protobuf_DoubleValue? = nil
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
 }
 
-nonisolated struct Google_Firestore_V1_StructuredAggregationQuery: Sendable {
+public nonisolated struct Google_Firestore_V1_StructuredAggregationQuery: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var queryType: Google_Firestore_V1_StructuredAggregationQuery.OneOf_QueryType? = nil
+  public var queryType: Google_Firestore_V1_StructuredAggregationQuery.OneOf_QueryType? = nil
 
-  var structuredQuery: Google_Firestore_V1_StructuredQuery {
+  public var structuredQuery: Google_Firestore_V1_StructuredQuery {
     get {
       if case .structuredQuery(let v)? = queryType {return v}
       return Google_Firestore_V1_StructuredQuery()
@@ -589,23 +589,23 @@ nonisolated struct Google_Firestore_V1_StructuredAggregationQuery: Sendable {
     set {queryType = .structuredQuery(newValue)}
   }
 
-  var aggregations: [Google_Firestore_V1_StructuredAggregationQuery.Aggregation] = []
+  public var aggregations: [Google_Firestore_V1_StructuredAggregationQuery.Aggregation] = []
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_QueryType: Equatable, Sendable {
+  public nonisolated enum OneOf_QueryType: Equatable, Sendable {
     case structuredQuery(Google_Firestore_V1_StructuredQuery)
 
   }
 
-  nonisolated struct Aggregation: Sendable {
+  public nonisolated struct Aggregation: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var `operator`: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.OneOf_Operator? = nil
+    public var `operator`: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.OneOf_Operator? = nil
 
-    var count: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Count {
+    public var count: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Count {
       get {
         if case .count(let v)? = `operator` {return v}
         return Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Count()
@@ -613,7 +613,7 @@ nonisolated struct Google_Firestore_V1_StructuredAggregationQuery: Sendable {
       set {`operator` = .count(newValue)}
     }
 
-    var sum: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Sum {
+    public var sum: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Sum {
       get {
         if case .sum(let v)? = `operator` {return v}
         return Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Sum()
@@ -621,7 +621,7 @@ nonisolated struct Google_Firestore_V1_StructuredAggregationQuery: Sendable {
       set {`operator` = .sum(newValue)}
     }
 
-    var avg: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Avg {
+    public var avg: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Avg {
       get {
         if case .avg(let v)? = `operator` {return v}
         return Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Avg()
@@ -629,100 +629,100 @@ nonisolated struct Google_Firestore_V1_StructuredAggregationQuery: Sendable {
       set {`operator` = .avg(newValue)}
     }
 
-    var alias: String = String()
+    public var alias: String = String()
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    nonisolated enum OneOf_Operator: Equatable, Sendable {
+    public nonisolated enum OneOf_Operator: Equatable, Sendable {
       case count(Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Count)
       case sum(Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Sum)
       case avg(Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Avg)
 
     }
 
-    nonisolated struct Count: Sendable {
+    public nonisolated struct Count: Sendable {
       // SwiftProtobuf.Message conformance is added in an extension below. See the
       // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
       // methods supported on all messages.
 
-      var upTo: SwiftProtobuf.Google_Protobuf_Int64Value {
+      public var upTo: SwiftProtobuf.Google_Protobuf_Int64Value {
         get {_upTo ?? SwiftProtobuf.Google_Protobuf_Int64Value()}
         set {_upTo = newValue}
       }
       /// Returns true if `upTo` has been explicitly set.
-      var hasUpTo: Bool {self._upTo != nil}
+      public var hasUpTo: Bool {self._upTo != nil}
       /// Clears the value of `upTo`. Subsequent reads from it will return its default value.
-      mutating func clearUpTo() {self._upTo = nil}
+      public mutating func clearUpTo() {self._upTo = nil}
 
-      var unknownFields = SwiftProtobuf.UnknownStorage()
+      public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-      init() {}
+      public init() {}
 
       fileprivate var _upTo: SwiftProtobuf.Google_Protobuf_Int64Value? = nil
     }
 
-    nonisolated struct Sum: Sendable {
+    public nonisolated struct Sum: Sendable {
       // SwiftProtobuf.Message conformance is added in an extension below. See the
       // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
       // methods supported on all messages.
 
-      var field: Google_Firestore_V1_StructuredQuery.FieldReference {
+      public var field: Google_Firestore_V1_StructuredQuery.FieldReference {
         get {_field ?? Google_Firestore_V1_StructuredQuery.FieldReference()}
         set {_field = newValue}
       }
       /// Returns true if `field` has been explicitly set.
-      var hasField: Bool {self._field != nil}
+      public var hasField: Bool {self._field != nil}
       /// Clears the value of `field`. Subsequent reads from it will return its default value.
-      mutating func clearField() {self._field = nil}
+      public mutating func clearField() {self._field = nil}
 
-      var unknownFields = SwiftProtobuf.UnknownStorage()
+      public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-      init() {}
+      public init() {}
 
       fileprivate var _field: Google_Firestore_V1_StructuredQuery.FieldReference? = nil
     }
 
-    nonisolated struct Avg: Sendable {
+    public nonisolated struct Avg: Sendable {
       // SwiftProtobuf.Message conformance is added in an extension below. See the
       // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
       // methods supported on all messages.
 
-      var field: Google_Firestore_V1_StructuredQuery.FieldReference {
+      public var field: Google_Firestore_V1_StructuredQuery.FieldReference {
         get {_field ?? Google_Firestore_V1_StructuredQuery.FieldReference()}
         set {_field = newValue}
       }
       /// Returns true if `field` has been explicitly set.
-      var hasField: Bool {self._field != nil}
+      public var hasField: Bool {self._field != nil}
       /// Clears the value of `field`. Subsequent reads from it will return its default value.
-      mutating func clearField() {self._field = nil}
+      public mutating func clearField() {self._field = nil}
 
-      var unknownFields = SwiftProtobuf.UnknownStorage()
+      public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-      init() {}
+      public init() {}
 
       fileprivate var _field: Google_Firestore_V1_StructuredQuery.FieldReference? = nil
     }
 
-    init() {}
+    public init() {}
   }
 
-  init() {}
+  public init() {}
 }
 
 /// A position in a query's result order.
-nonisolated struct Google_Firestore_V1_Cursor: Sendable {
+public nonisolated struct Google_Firestore_V1_Cursor: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var values: [Google_Firestore_V1_Value] = []
+  public var values: [Google_Firestore_V1_Value] = []
 
   /// true: the position is just before `values`; false: just after.
-  var before: Bool = false
+  public var before: Bool = false
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -730,8 +730,8 @@ nonisolated struct Google_Firestore_V1_Cursor: Sendable {
 fileprivate nonisolated let _protobuf_package = "google.firestore.v1"
 
 nonisolated extension Google_Firestore_V1_StructuredQuery: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".StructuredQuery"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}select\0\u{1}from\0\u{1}where\0\u{3}order_by\0\u{1}limit\0\u{1}offset\0\u{3}start_at\0\u{3}end_at\0\u{3}find_nearest\0")
+  public static let protoMessageName: String = _protobuf_package + ".StructuredQuery"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}select\0\u{1}from\0\u{1}where\0\u{3}order_by\0\u{1}limit\0\u{1}offset\0\u{3}start_at\0\u{3}end_at\0\u{3}find_nearest\0")
 
   fileprivate class _StorageClass {
     var _select: Google_Firestore_V1_StructuredQuery.Projection? = nil
@@ -772,7 +772,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery: SwiftProtobuf.Message
     return _storage
   }
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     _ = _uniqueStorage()
     try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
       while let fieldNumber = try decoder.nextFieldNumber() {
@@ -795,7 +795,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery: SwiftProtobuf.Message
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every if/case branch local when no optimizations
@@ -832,7 +832,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery: SwiftProtobuf.Message
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredQuery, rhs: Google_Firestore_V1_StructuredQuery) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredQuery, rhs: Google_Firestore_V1_StructuredQuery) -> Bool {
     if lhs._storage !== rhs._storage {
       let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
         let _storage = _args.0
@@ -856,14 +856,14 @@ nonisolated extension Google_Firestore_V1_StructuredQuery: SwiftProtobuf.Message
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.Direction: SwiftProtobuf._ProtoNameProviding {
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0DIRECTION_UNSPECIFIED\0\u{1}ASCENDING\0\u{1}DESCENDING\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0DIRECTION_UNSPECIFIED\0\u{1}ASCENDING\0\u{1}DESCENDING\0")
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.CollectionSelector: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".CollectionSelector"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\u{2}collection_id\0\u{3}all_descendants\0")
+  public static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".CollectionSelector"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\u{2}collection_id\0\u{3}all_descendants\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -876,7 +876,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.CollectionSelector: Sw
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.collectionID.isEmpty {
       try visitor.visitSingularStringField(value: self.collectionID, fieldNumber: 2)
     }
@@ -886,7 +886,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.CollectionSelector: Sw
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredQuery.CollectionSelector, rhs: Google_Firestore_V1_StructuredQuery.CollectionSelector) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredQuery.CollectionSelector, rhs: Google_Firestore_V1_StructuredQuery.CollectionSelector) -> Bool {
     if lhs.collectionID != rhs.collectionID {return false}
     if lhs.allDescendants != rhs.allDescendants {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -895,10 +895,10 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.CollectionSelector: Sw
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.Filter: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".Filter"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}composite_filter\0\u{3}field_filter\0\u{3}unary_filter\0")
+  public static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".Filter"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}composite_filter\0\u{3}field_filter\0\u{3}unary_filter\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -948,7 +948,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.Filter: SwiftProtobuf.
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -971,7 +971,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.Filter: SwiftProtobuf.
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredQuery.Filter, rhs: Google_Firestore_V1_StructuredQuery.Filter) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredQuery.Filter, rhs: Google_Firestore_V1_StructuredQuery.Filter) -> Bool {
     if lhs.filterType != rhs.filterType {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -979,10 +979,10 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.Filter: SwiftProtobuf.
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.CompositeFilter: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".CompositeFilter"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}op\0\u{1}filters\0")
+  public static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".CompositeFilter"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}op\0\u{1}filters\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -995,7 +995,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.CompositeFilter: Swift
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.op != .unspecified {
       try visitor.visitSingularEnumField(value: self.op, fieldNumber: 1)
     }
@@ -1005,7 +1005,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.CompositeFilter: Swift
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredQuery.CompositeFilter, rhs: Google_Firestore_V1_StructuredQuery.CompositeFilter) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredQuery.CompositeFilter, rhs: Google_Firestore_V1_StructuredQuery.CompositeFilter) -> Bool {
     if lhs.op != rhs.op {return false}
     if lhs.filters != rhs.filters {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -1014,14 +1014,14 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.CompositeFilter: Swift
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.CompositeFilter.Operator: SwiftProtobuf._ProtoNameProviding {
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0OPERATOR_UNSPECIFIED\0\u{1}AND\0\u{1}OR\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0OPERATOR_UNSPECIFIED\0\u{1}AND\0\u{1}OR\0")
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.FieldFilter: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".FieldFilter"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}field\0\u{1}op\0\u{1}value\0")
+  public static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".FieldFilter"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}field\0\u{1}op\0\u{1}value\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1035,7 +1035,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.FieldFilter: SwiftProt
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1052,7 +1052,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.FieldFilter: SwiftProt
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredQuery.FieldFilter, rhs: Google_Firestore_V1_StructuredQuery.FieldFilter) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredQuery.FieldFilter, rhs: Google_Firestore_V1_StructuredQuery.FieldFilter) -> Bool {
     if lhs._field != rhs._field {return false}
     if lhs.op != rhs.op {return false}
     if lhs._value != rhs._value {return false}
@@ -1062,14 +1062,14 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.FieldFilter: SwiftProt
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.FieldFilter.Operator: SwiftProtobuf._ProtoNameProviding {
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0OPERATOR_UNSPECIFIED\0\u{1}LESS_THAN\0\u{1}LESS_THAN_OR_EQUAL\0\u{1}GREATER_THAN\0\u{1}GREATER_THAN_OR_EQUAL\0\u{1}EQUAL\0\u{1}NOT_EQUAL\0\u{1}ARRAY_CONTAINS\0\u{1}IN\0\u{1}ARRAY_CONTAINS_ANY\0\u{1}NOT_IN\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0OPERATOR_UNSPECIFIED\0\u{1}LESS_THAN\0\u{1}LESS_THAN_OR_EQUAL\0\u{1}GREATER_THAN\0\u{1}GREATER_THAN_OR_EQUAL\0\u{1}EQUAL\0\u{1}NOT_EQUAL\0\u{1}ARRAY_CONTAINS\0\u{1}IN\0\u{1}ARRAY_CONTAINS_ANY\0\u{1}NOT_IN\0")
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.UnaryFilter: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".UnaryFilter"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}op\0\u{1}field\0")
+  public static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".UnaryFilter"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}op\0\u{1}field\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1094,7 +1094,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.UnaryFilter: SwiftProt
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1108,7 +1108,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.UnaryFilter: SwiftProt
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredQuery.UnaryFilter, rhs: Google_Firestore_V1_StructuredQuery.UnaryFilter) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredQuery.UnaryFilter, rhs: Google_Firestore_V1_StructuredQuery.UnaryFilter) -> Bool {
     if lhs.op != rhs.op {return false}
     if lhs.operandType != rhs.operandType {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -1117,14 +1117,14 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.UnaryFilter: SwiftProt
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.UnaryFilter.Operator: SwiftProtobuf._ProtoNameProviding {
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0OPERATOR_UNSPECIFIED\0\u{2}\u{2}IS_NAN\0\u{1}IS_NULL\0\u{1}IS_NOT_NAN\0\u{1}IS_NOT_NULL\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0OPERATOR_UNSPECIFIED\0\u{2}\u{2}IS_NAN\0\u{1}IS_NULL\0\u{1}IS_NOT_NAN\0\u{1}IS_NOT_NULL\0")
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.Order: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".Order"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}field\0\u{1}direction\0")
+  public static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".Order"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}field\0\u{1}direction\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1137,7 +1137,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.Order: SwiftProtobuf.M
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1151,7 +1151,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.Order: SwiftProtobuf.M
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredQuery.Order, rhs: Google_Firestore_V1_StructuredQuery.Order) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredQuery.Order, rhs: Google_Firestore_V1_StructuredQuery.Order) -> Bool {
     if lhs._field != rhs._field {return false}
     if lhs.direction != rhs.direction {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -1160,10 +1160,10 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.Order: SwiftProtobuf.M
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.FieldReference: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".FieldReference"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\u{2}field_path\0")
+  public static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".FieldReference"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\u{2}field_path\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1175,14 +1175,14 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.FieldReference: SwiftP
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.fieldPath.isEmpty {
       try visitor.visitSingularStringField(value: self.fieldPath, fieldNumber: 2)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredQuery.FieldReference, rhs: Google_Firestore_V1_StructuredQuery.FieldReference) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredQuery.FieldReference, rhs: Google_Firestore_V1_StructuredQuery.FieldReference) -> Bool {
     if lhs.fieldPath != rhs.fieldPath {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -1190,10 +1190,10 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.FieldReference: SwiftP
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.Projection: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".Projection"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\u{2}fields\0")
+  public static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".Projection"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\u{2}fields\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1205,14 +1205,14 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.Projection: SwiftProto
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.fields.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.fields, fieldNumber: 2)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredQuery.Projection, rhs: Google_Firestore_V1_StructuredQuery.Projection) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredQuery.Projection, rhs: Google_Firestore_V1_StructuredQuery.Projection) -> Bool {
     if lhs.fields != rhs.fields {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -1220,10 +1220,10 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.Projection: SwiftProto
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.FindNearest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".FindNearest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}vector_field\0\u{3}query_vector\0\u{3}distance_measure\0\u{1}limit\0\u{3}distance_result_field\0\u{3}distance_threshold\0")
+  public static let protoMessageName: String = Google_Firestore_V1_StructuredQuery.protoMessageName + ".FindNearest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}vector_field\0\u{3}query_vector\0\u{3}distance_measure\0\u{1}limit\0\u{3}distance_result_field\0\u{3}distance_threshold\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1240,7 +1240,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.FindNearest: SwiftProt
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1266,7 +1266,7 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.FindNearest: SwiftProt
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredQuery.FindNearest, rhs: Google_Firestore_V1_StructuredQuery.FindNearest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredQuery.FindNearest, rhs: Google_Firestore_V1_StructuredQuery.FindNearest) -> Bool {
     if lhs._vectorField != rhs._vectorField {return false}
     if lhs._queryVector != rhs._queryVector {return false}
     if lhs.distanceMeasure != rhs.distanceMeasure {return false}
@@ -1279,14 +1279,14 @@ nonisolated extension Google_Firestore_V1_StructuredQuery.FindNearest: SwiftProt
 }
 
 nonisolated extension Google_Firestore_V1_StructuredQuery.FindNearest.DistanceMeasure: SwiftProtobuf._ProtoNameProviding {
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0DISTANCE_MEASURE_UNSPECIFIED\0\u{1}EUCLIDEAN\0\u{1}COSINE\0\u{1}DOT_PRODUCT\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0DISTANCE_MEASURE_UNSPECIFIED\0\u{1}EUCLIDEAN\0\u{1}COSINE\0\u{1}DOT_PRODUCT\0")
 }
 
 nonisolated extension Google_Firestore_V1_StructuredAggregationQuery: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".StructuredAggregationQuery"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}structured_query\0\u{2}\u{2}aggregations\0")
+  public static let protoMessageName: String = _protobuf_package + ".StructuredAggregationQuery"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}structured_query\0\u{2}\u{2}aggregations\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1311,7 +1311,7 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery: SwiftProto
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1325,7 +1325,7 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery: SwiftProto
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredAggregationQuery, rhs: Google_Firestore_V1_StructuredAggregationQuery) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredAggregationQuery, rhs: Google_Firestore_V1_StructuredAggregationQuery) -> Bool {
     if lhs.queryType != rhs.queryType {return false}
     if lhs.aggregations != rhs.aggregations {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -1334,10 +1334,10 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery: SwiftProto
 }
 
 nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_StructuredAggregationQuery.protoMessageName + ".Aggregation"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}count\0\u{1}sum\0\u{1}avg\0\u{2}\u{4}alias\0")
+  public static let protoMessageName: String = Google_Firestore_V1_StructuredAggregationQuery.protoMessageName + ".Aggregation"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}count\0\u{1}sum\0\u{1}avg\0\u{2}\u{4}alias\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1388,7 +1388,7 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1414,7 +1414,7 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation, rhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation, rhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation) -> Bool {
     if lhs.`operator` != rhs.`operator` {return false}
     if lhs.alias != rhs.alias {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -1423,10 +1423,10 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation
 }
 
 nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Count: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_StructuredAggregationQuery.Aggregation.protoMessageName + ".Count"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}up_to\0")
+  public static let protoMessageName: String = Google_Firestore_V1_StructuredAggregationQuery.Aggregation.protoMessageName + ".Count"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}up_to\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1438,7 +1438,7 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1449,7 +1449,7 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Count, rhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Count) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Count, rhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Count) -> Bool {
     if lhs._upTo != rhs._upTo {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -1457,10 +1457,10 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation
 }
 
 nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Sum: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_StructuredAggregationQuery.Aggregation.protoMessageName + ".Sum"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}field\0")
+  public static let protoMessageName: String = Google_Firestore_V1_StructuredAggregationQuery.Aggregation.protoMessageName + ".Sum"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}field\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1472,7 +1472,7 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1483,7 +1483,7 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Sum, rhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Sum) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Sum, rhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Sum) -> Bool {
     if lhs._field != rhs._field {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -1491,10 +1491,10 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation
 }
 
 nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Avg: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_StructuredAggregationQuery.Aggregation.protoMessageName + ".Avg"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}field\0")
+  public static let protoMessageName: String = Google_Firestore_V1_StructuredAggregationQuery.Aggregation.protoMessageName + ".Avg"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}field\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1506,7 +1506,7 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1517,7 +1517,7 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Avg, rhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Avg) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Avg, rhs: Google_Firestore_V1_StructuredAggregationQuery.Aggregation.Avg) -> Bool {
     if lhs._field != rhs._field {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -1525,10 +1525,10 @@ nonisolated extension Google_Firestore_V1_StructuredAggregationQuery.Aggregation
 }
 
 nonisolated extension Google_Firestore_V1_Cursor: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".Cursor"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}values\0\u{1}before\0")
+  public static let protoMessageName: String = _protobuf_package + ".Cursor"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}values\0\u{1}before\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1541,7 +1541,7 @@ nonisolated extension Google_Firestore_V1_Cursor: SwiftProtobuf.Message, SwiftPr
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.values.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.values, fieldNumber: 1)
     }
@@ -1551,7 +1551,7 @@ nonisolated extension Google_Firestore_V1_Cursor: SwiftProtobuf.Message, SwiftPr
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_Cursor, rhs: Google_Firestore_V1_Cursor) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_Cursor, rhs: Google_Firestore_V1_Cursor) -> Bool {
     if lhs.values != rhs.values {return false}
     if lhs.before != rhs.before {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}

@@ -30,51 +30,51 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 }
 
 /// A document: its full resource name, its fields and its server-maintained times.
-nonisolated struct Google_Firestore_V1_Document: Sendable {
+public nonisolated struct Google_Firestore_V1_Document: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// projects/{p}/databases/{d}/documents/{path}
-  var name: String = String()
+  public var name: String = String()
 
-  var fields: Dictionary<String,Google_Firestore_V1_Value> = [:]
+  public var fields: Dictionary<String,Google_Firestore_V1_Value> = [:]
 
-  var createTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var createTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_createTime ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_createTime = newValue}
   }
   /// Returns true if `createTime` has been explicitly set.
-  var hasCreateTime: Bool {self._createTime != nil}
+  public var hasCreateTime: Bool {self._createTime != nil}
   /// Clears the value of `createTime`. Subsequent reads from it will return its default value.
-  mutating func clearCreateTime() {self._createTime = nil}
+  public mutating func clearCreateTime() {self._createTime = nil}
 
-  var updateTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var updateTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_updateTime ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_updateTime = newValue}
   }
   /// Returns true if `updateTime` has been explicitly set.
-  var hasUpdateTime: Bool {self._updateTime != nil}
+  public var hasUpdateTime: Bool {self._updateTime != nil}
   /// Clears the value of `updateTime`. Subsequent reads from it will return its default value.
-  mutating func clearUpdateTime() {self._updateTime = nil}
+  public mutating func clearUpdateTime() {self._updateTime = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _createTime: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
   fileprivate var _updateTime: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
 }
 
 /// One Firestore value.
-nonisolated struct Google_Firestore_V1_Value: Sendable {
+public nonisolated struct Google_Firestore_V1_Value: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var valueType: Google_Firestore_V1_Value.OneOf_ValueType? = nil
+  public var valueType: Google_Firestore_V1_Value.OneOf_ValueType? = nil
 
-  var nullValue: SwiftProtobuf.Google_Protobuf_NullValue {
+  public var nullValue: SwiftProtobuf.Google_Protobuf_NullValue {
     get {
       if case .nullValue(let v)? = valueType {return v}
       return .nullValue
@@ -82,7 +82,7 @@ nonisolated struct Google_Firestore_V1_Value: Sendable {
     set {valueType = .nullValue(newValue)}
   }
 
-  var booleanValue: Bool {
+  public var booleanValue: Bool {
     get {
       if case .booleanValue(let v)? = valueType {return v}
       return false
@@ -90,7 +90,7 @@ nonisolated struct Google_Firestore_V1_Value: Sendable {
     set {valueType = .booleanValue(newValue)}
   }
 
-  var integerValue: Int64 {
+  public var integerValue: Int64 {
     get {
       if case .integerValue(let v)? = valueType {return v}
       return 0
@@ -98,7 +98,7 @@ nonisolated struct Google_Firestore_V1_Value: Sendable {
     set {valueType = .integerValue(newValue)}
   }
 
-  var doubleValue: Double {
+  public var doubleValue: Double {
     get {
       if case .doubleValue(let v)? = valueType {return v}
       return 0
@@ -106,7 +106,7 @@ nonisolated struct Google_Firestore_V1_Value: Sendable {
     set {valueType = .doubleValue(newValue)}
   }
 
-  var timestampValue: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var timestampValue: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {
       if case .timestampValue(let v)? = valueType {return v}
       return SwiftProtobuf.Google_Protobuf_Timestamp()
@@ -114,7 +114,7 @@ nonisolated struct Google_Firestore_V1_Value: Sendable {
     set {valueType = .timestampValue(newValue)}
   }
 
-  var stringValue: String {
+  public var stringValue: String {
     get {
       if case .stringValue(let v)? = valueType {return v}
       return String()
@@ -122,7 +122,7 @@ nonisolated struct Google_Firestore_V1_Value: Sendable {
     set {valueType = .stringValue(newValue)}
   }
 
-  var bytesValue: Data {
+  public var bytesValue: Data {
     get {
       if case .bytesValue(let v)? = valueType {return v}
       return Data()
@@ -130,7 +130,7 @@ nonisolated struct Google_Firestore_V1_Value: Sendable {
     set {valueType = .bytesValue(newValue)}
   }
 
-  var referenceValue: String {
+  public var referenceValue: String {
     get {
       if case .referenceValue(let v)? = valueType {return v}
       return String()
@@ -138,7 +138,7 @@ nonisolated struct Google_Firestore_V1_Value: Sendable {
     set {valueType = .referenceValue(newValue)}
   }
 
-  var geoPointValue: Google_Type_LatLng {
+  public var geoPointValue: Google_Type_LatLng {
     get {
       if case .geoPointValue(let v)? = valueType {return v}
       return Google_Type_LatLng()
@@ -146,7 +146,7 @@ nonisolated struct Google_Firestore_V1_Value: Sendable {
     set {valueType = .geoPointValue(newValue)}
   }
 
-  var arrayValue: Google_Firestore_V1_ArrayValue {
+  public var arrayValue: Google_Firestore_V1_ArrayValue {
     get {
       if case .arrayValue(let v)? = valueType {return v}
       return Google_Firestore_V1_ArrayValue()
@@ -154,7 +154,7 @@ nonisolated struct Google_Firestore_V1_Value: Sendable {
     set {valueType = .arrayValue(newValue)}
   }
 
-  var mapValue: Google_Firestore_V1_MapValue {
+  public var mapValue: Google_Firestore_V1_MapValue {
     get {
       if case .mapValue(let v)? = valueType {return v}
       return Google_Firestore_V1_MapValue()
@@ -162,9 +162,9 @@ nonisolated struct Google_Firestore_V1_Value: Sendable {
     set {valueType = .mapValue(newValue)}
   }
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_ValueType: Equatable, Sendable {
+  public nonisolated enum OneOf_ValueType: Equatable, Sendable {
     case nullValue(SwiftProtobuf.Google_Protobuf_NullValue)
     case booleanValue(Bool)
     case integerValue(Int64)
@@ -179,31 +179,31 @@ nonisolated struct Google_Firestore_V1_Value: Sendable {
 
   }
 
-  init() {}
+  public init() {}
 }
 
-nonisolated struct Google_Firestore_V1_ArrayValue: Sendable {
+public nonisolated struct Google_Firestore_V1_ArrayValue: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var values: [Google_Firestore_V1_Value] = []
+  public var values: [Google_Firestore_V1_Value] = []
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 }
 
-nonisolated struct Google_Firestore_V1_MapValue: Sendable {
+public nonisolated struct Google_Firestore_V1_MapValue: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var fields: Dictionary<String,Google_Firestore_V1_Value> = [:]
+  public var fields: Dictionary<String,Google_Firestore_V1_Value> = [:]
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -211,10 +211,10 @@ nonisolated struct Google_Firestore_V1_MapValue: Sendable {
 fileprivate nonisolated let _protobuf_package = "google.firestore.v1"
 
 nonisolated extension Google_Firestore_V1_Document: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".Document"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}fields\0\u{3}create_time\0\u{3}update_time\0")
+  public static let protoMessageName: String = _protobuf_package + ".Document"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}fields\0\u{3}create_time\0\u{3}update_time\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -229,7 +229,7 @@ nonisolated extension Google_Firestore_V1_Document: SwiftProtobuf.Message, Swift
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -249,7 +249,7 @@ nonisolated extension Google_Firestore_V1_Document: SwiftProtobuf.Message, Swift
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_Document, rhs: Google_Firestore_V1_Document) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_Document, rhs: Google_Firestore_V1_Document) -> Bool {
     if lhs.name != rhs.name {return false}
     if lhs.fields != rhs.fields {return false}
     if lhs._createTime != rhs._createTime {return false}
@@ -260,10 +260,10 @@ nonisolated extension Google_Firestore_V1_Document: SwiftProtobuf.Message, Swift
 }
 
 nonisolated extension Google_Firestore_V1_Value: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".Value"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}boolean_value\0\u{3}integer_value\0\u{3}double_value\0\u{4}\u{2}reference_value\0\u{3}map_value\0\u{4}\u{2}geo_point_value\0\u{3}array_value\0\u{3}timestamp_value\0\u{3}null_value\0\u{4}\u{6}string_value\0\u{3}bytes_value\0\u{b}field_reference_value\0\u{b}function_value\0\u{b}pipeline_value\0\u{b}variable_reference_value\0\u{c}\u{13}\u{1}\u{c}\u{14}\u{1}\u{c}\u{15}\u{1}\u{c}\u{16}\u{1}")
+  public static let protoMessageName: String = _protobuf_package + ".Value"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}boolean_value\0\u{3}integer_value\0\u{3}double_value\0\u{4}\u{2}reference_value\0\u{3}map_value\0\u{4}\u{2}geo_point_value\0\u{3}array_value\0\u{3}timestamp_value\0\u{3}null_value\0\u{4}\u{6}string_value\0\u{3}bytes_value\0\u{b}field_reference_value\0\u{b}function_value\0\u{b}pipeline_value\0\u{b}variable_reference_value\0\u{c}\u{13}\u{1}\u{c}\u{14}\u{1}\u{c}\u{15}\u{1}\u{c}\u{16}\u{1}")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -382,7 +382,7 @@ nonisolated extension Google_Firestore_V1_Value: SwiftProtobuf.Message, SwiftPro
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -437,7 +437,7 @@ nonisolated extension Google_Firestore_V1_Value: SwiftProtobuf.Message, SwiftPro
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_Value, rhs: Google_Firestore_V1_Value) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_Value, rhs: Google_Firestore_V1_Value) -> Bool {
     if lhs.valueType != rhs.valueType {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -445,10 +445,10 @@ nonisolated extension Google_Firestore_V1_Value: SwiftProtobuf.Message, SwiftPro
 }
 
 nonisolated extension Google_Firestore_V1_ArrayValue: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".ArrayValue"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}values\0")
+  public static let protoMessageName: String = _protobuf_package + ".ArrayValue"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}values\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -460,14 +460,14 @@ nonisolated extension Google_Firestore_V1_ArrayValue: SwiftProtobuf.Message, Swi
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.values.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.values, fieldNumber: 1)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_ArrayValue, rhs: Google_Firestore_V1_ArrayValue) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_ArrayValue, rhs: Google_Firestore_V1_ArrayValue) -> Bool {
     if lhs.values != rhs.values {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -475,10 +475,10 @@ nonisolated extension Google_Firestore_V1_ArrayValue: SwiftProtobuf.Message, Swi
 }
 
 nonisolated extension Google_Firestore_V1_MapValue: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".MapValue"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}fields\0")
+  public static let protoMessageName: String = _protobuf_package + ".MapValue"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}fields\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -490,14 +490,14 @@ nonisolated extension Google_Firestore_V1_MapValue: SwiftProtobuf.Message, Swift
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.fields.isEmpty {
       try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMessageMap<SwiftProtobuf.ProtobufString,Google_Firestore_V1_Value>.self, value: self.fields, fieldNumber: 1)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_MapValue, rhs: Google_Firestore_V1_MapValue) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_MapValue, rhs: Google_Firestore_V1_MapValue) -> Bool {
     if lhs.fields != rhs.fields {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true

@@ -25,14 +25,14 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-nonisolated struct Google_Firestore_V1_Write: Sendable {
+public nonisolated struct Google_Firestore_V1_Write: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var operation: Google_Firestore_V1_Write.OneOf_Operation? = nil
+  public var operation: Google_Firestore_V1_Write.OneOf_Operation? = nil
 
-  var update: Google_Firestore_V1_Document {
+  public var update: Google_Firestore_V1_Document {
     get {
       if case .update(let v)? = operation {return v}
       return Google_Firestore_V1_Document()
@@ -41,7 +41,7 @@ nonisolated struct Google_Firestore_V1_Write: Sendable {
   }
 
   /// Document name to delete.
-  var delete: String {
+  public var delete: String {
     get {
       if case .delete(let v)? = operation {return v}
       return String()
@@ -50,7 +50,7 @@ nonisolated struct Google_Firestore_V1_Write: Sendable {
   }
 
   /// Document name whose `current_document` precondition is checked; nothing is written.
-  var verify: String {
+  public var verify: String {
     get {
       if case .verify(let v)? = operation {return v}
       return String()
@@ -58,7 +58,7 @@ nonisolated struct Google_Firestore_V1_Write: Sendable {
     set {operation = .verify(newValue)}
   }
 
-  var transform: Google_Firestore_V1_DocumentTransform {
+  public var transform: Google_Firestore_V1_DocumentTransform {
     get {
       if case .transform(let v)? = operation {return v}
       return Google_Firestore_V1_DocumentTransform()
@@ -66,29 +66,29 @@ nonisolated struct Google_Firestore_V1_Write: Sendable {
     set {operation = .transform(newValue)}
   }
 
-  var updateMask: Google_Firestore_V1_DocumentMask {
+  public var updateMask: Google_Firestore_V1_DocumentMask {
     get {_updateMask ?? Google_Firestore_V1_DocumentMask()}
     set {_updateMask = newValue}
   }
   /// Returns true if `updateMask` has been explicitly set.
-  var hasUpdateMask: Bool {self._updateMask != nil}
+  public var hasUpdateMask: Bool {self._updateMask != nil}
   /// Clears the value of `updateMask`. Subsequent reads from it will return its default value.
-  mutating func clearUpdateMask() {self._updateMask = nil}
+  public mutating func clearUpdateMask() {self._updateMask = nil}
 
-  var updateTransforms: [Google_Firestore_V1_DocumentTransform.FieldTransform] = []
+  public var updateTransforms: [Google_Firestore_V1_DocumentTransform.FieldTransform] = []
 
-  var currentDocument: Google_Firestore_V1_Precondition {
+  public var currentDocument: Google_Firestore_V1_Precondition {
     get {_currentDocument ?? Google_Firestore_V1_Precondition()}
     set {_currentDocument = newValue}
   }
   /// Returns true if `currentDocument` has been explicitly set.
-  var hasCurrentDocument: Bool {self._currentDocument != nil}
+  public var hasCurrentDocument: Bool {self._currentDocument != nil}
   /// Clears the value of `currentDocument`. Subsequent reads from it will return its default value.
-  mutating func clearCurrentDocument() {self._currentDocument = nil}
+  public mutating func clearCurrentDocument() {self._currentDocument = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_Operation: Equatable, Sendable {
+  public nonisolated enum OneOf_Operation: Equatable, Sendable {
     case update(Google_Firestore_V1_Document)
     /// Document name to delete.
     case delete(String)
@@ -98,33 +98,33 @@ nonisolated struct Google_Firestore_V1_Write: Sendable {
 
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _updateMask: Google_Firestore_V1_DocumentMask? = nil
   fileprivate var _currentDocument: Google_Firestore_V1_Precondition? = nil
 }
 
-nonisolated struct Google_Firestore_V1_DocumentTransform: Sendable {
+public nonisolated struct Google_Firestore_V1_DocumentTransform: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var document: String = String()
+  public var document: String = String()
 
-  var fieldTransforms: [Google_Firestore_V1_DocumentTransform.FieldTransform] = []
+  public var fieldTransforms: [Google_Firestore_V1_DocumentTransform.FieldTransform] = []
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated struct FieldTransform: Sendable {
+  public nonisolated struct FieldTransform: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var fieldPath: String = String()
+    public var fieldPath: String = String()
 
-    var transformType: Google_Firestore_V1_DocumentTransform.FieldTransform.OneOf_TransformType? = nil
+    public var transformType: Google_Firestore_V1_DocumentTransform.FieldTransform.OneOf_TransformType? = nil
 
-    var setToServerValue: Google_Firestore_V1_DocumentTransform.FieldTransform.ServerValue {
+    public var setToServerValue: Google_Firestore_V1_DocumentTransform.FieldTransform.ServerValue {
       get {
         if case .setToServerValue(let v)? = transformType {return v}
         return .unspecified
@@ -132,7 +132,7 @@ nonisolated struct Google_Firestore_V1_DocumentTransform: Sendable {
       set {transformType = .setToServerValue(newValue)}
     }
 
-    var increment: Google_Firestore_V1_Value {
+    public var increment: Google_Firestore_V1_Value {
       get {
         if case .increment(let v)? = transformType {return v}
         return Google_Firestore_V1_Value()
@@ -140,7 +140,7 @@ nonisolated struct Google_Firestore_V1_DocumentTransform: Sendable {
       set {transformType = .increment(newValue)}
     }
 
-    var maximum: Google_Firestore_V1_Value {
+    public var maximum: Google_Firestore_V1_Value {
       get {
         if case .maximum(let v)? = transformType {return v}
         return Google_Firestore_V1_Value()
@@ -148,7 +148,7 @@ nonisolated struct Google_Firestore_V1_DocumentTransform: Sendable {
       set {transformType = .maximum(newValue)}
     }
 
-    var minimum: Google_Firestore_V1_Value {
+    public var minimum: Google_Firestore_V1_Value {
       get {
         if case .minimum(let v)? = transformType {return v}
         return Google_Firestore_V1_Value()
@@ -156,7 +156,7 @@ nonisolated struct Google_Firestore_V1_DocumentTransform: Sendable {
       set {transformType = .minimum(newValue)}
     }
 
-    var appendMissingElements: Google_Firestore_V1_ArrayValue {
+    public var appendMissingElements: Google_Firestore_V1_ArrayValue {
       get {
         if case .appendMissingElements(let v)? = transformType {return v}
         return Google_Firestore_V1_ArrayValue()
@@ -164,7 +164,7 @@ nonisolated struct Google_Firestore_V1_DocumentTransform: Sendable {
       set {transformType = .appendMissingElements(newValue)}
     }
 
-    var removeAllFromArray: Google_Firestore_V1_ArrayValue {
+    public var removeAllFromArray: Google_Firestore_V1_ArrayValue {
       get {
         if case .removeAllFromArray(let v)? = transformType {return v}
         return Google_Firestore_V1_ArrayValue()
@@ -172,9 +172,9 @@ nonisolated struct Google_Firestore_V1_DocumentTransform: Sendable {
       set {transformType = .removeAllFromArray(newValue)}
     }
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    nonisolated enum OneOf_TransformType: Equatable, Sendable {
+    public nonisolated enum OneOf_TransformType: Equatable, Sendable {
       case setToServerValue(Google_Firestore_V1_DocumentTransform.FieldTransform.ServerValue)
       case increment(Google_Firestore_V1_Value)
       case maximum(Google_Firestore_V1_Value)
@@ -184,17 +184,17 @@ nonisolated struct Google_Firestore_V1_DocumentTransform: Sendable {
 
     }
 
-    nonisolated enum ServerValue: SwiftProtobuf.Enum, Swift.CaseIterable {
-      typealias RawValue = Int
+    public nonisolated enum ServerValue: SwiftProtobuf.Enum, Swift.CaseIterable {
+      public typealias RawValue = Int
       case unspecified // = 0
       case requestTime // = 1
       case UNRECOGNIZED(Int)
 
-      init() {
+      public init() {
         self = .unspecified
       }
 
-      init?(rawValue: Int) {
+      public init?(rawValue: Int) {
         switch rawValue {
         case 0: self = .unspecified
         case 1: self = .requestTime
@@ -202,7 +202,7 @@ nonisolated struct Google_Firestore_V1_DocumentTransform: Sendable {
         }
       }
 
-      var rawValue: Int {
+      public var rawValue: Int {
         switch self {
         case .unspecified: return 0
         case .requestTime: return 1
@@ -211,143 +211,143 @@ nonisolated struct Google_Firestore_V1_DocumentTransform: Sendable {
       }
 
       // The compiler won't synthesize support with the UNRECOGNIZED case.
-      static let allCases: [Google_Firestore_V1_DocumentTransform.FieldTransform.ServerValue] = [
+      public static let allCases: [Google_Firestore_V1_DocumentTransform.FieldTransform.ServerValue] = [
         .unspecified,
         .requestTime,
       ]
 
     }
 
-    init() {}
+    public init() {}
   }
 
-  init() {}
+  public init() {}
 }
 
-nonisolated struct Google_Firestore_V1_WriteResult: Sendable {
+public nonisolated struct Google_Firestore_V1_WriteResult: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var updateTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var updateTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_updateTime ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_updateTime = newValue}
   }
   /// Returns true if `updateTime` has been explicitly set.
-  var hasUpdateTime: Bool {self._updateTime != nil}
+  public var hasUpdateTime: Bool {self._updateTime != nil}
   /// Clears the value of `updateTime`. Subsequent reads from it will return its default value.
-  mutating func clearUpdateTime() {self._updateTime = nil}
+  public mutating func clearUpdateTime() {self._updateTime = nil}
 
   /// One per field transform, in order.
-  var transformResults: [Google_Firestore_V1_Value] = []
+  public var transformResults: [Google_Firestore_V1_Value] = []
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _updateTime: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
 }
 
 /// Listen: a document matching some targets has a new value.
-nonisolated struct Google_Firestore_V1_DocumentChange: Sendable {
+public nonisolated struct Google_Firestore_V1_DocumentChange: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var document: Google_Firestore_V1_Document {
+  public var document: Google_Firestore_V1_Document {
     get {_document ?? Google_Firestore_V1_Document()}
     set {_document = newValue}
   }
   /// Returns true if `document` has been explicitly set.
-  var hasDocument: Bool {self._document != nil}
+  public var hasDocument: Bool {self._document != nil}
   /// Clears the value of `document`. Subsequent reads from it will return its default value.
-  mutating func clearDocument() {self._document = nil}
+  public mutating func clearDocument() {self._document = nil}
 
-  var targetIds: [Int32] = []
+  public var targetIds: [Int32] = []
 
-  var removedTargetIds: [Int32] = []
+  public var removedTargetIds: [Int32] = []
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _document: Google_Firestore_V1_Document? = nil
 }
 
 /// Listen: a document was deleted.
-nonisolated struct Google_Firestore_V1_DocumentDelete: Sendable {
+public nonisolated struct Google_Firestore_V1_DocumentDelete: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var document: String = String()
+  public var document: String = String()
 
-  var removedTargetIds: [Int32] = []
+  public var removedTargetIds: [Int32] = []
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_readTime ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_readTime = newValue}
   }
   /// Returns true if `readTime` has been explicitly set.
-  var hasReadTime: Bool {self._readTime != nil}
+  public var hasReadTime: Bool {self._readTime != nil}
   /// Clears the value of `readTime`. Subsequent reads from it will return its default value.
-  mutating func clearReadTime() {self._readTime = nil}
+  public mutating func clearReadTime() {self._readTime = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _readTime: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
 }
 
 /// Listen: a document left the targets' view.
-nonisolated struct Google_Firestore_V1_DocumentRemove: Sendable {
+public nonisolated struct Google_Firestore_V1_DocumentRemove: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var document: String = String()
+  public var document: String = String()
 
-  var removedTargetIds: [Int32] = []
+  public var removedTargetIds: [Int32] = []
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_readTime ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_readTime = newValue}
   }
   /// Returns true if `readTime` has been explicitly set.
-  var hasReadTime: Bool {self._readTime != nil}
+  public var hasReadTime: Bool {self._readTime != nil}
   /// Clears the value of `readTime`. Subsequent reads from it will return its default value.
-  mutating func clearReadTime() {self._readTime = nil}
+  public mutating func clearReadTime() {self._readTime = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _readTime: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
 }
 
 /// Listen: how many documents match a target, so the client can detect stale cache entries.
-nonisolated struct Google_Firestore_V1_ExistenceFilter: Sendable {
+public nonisolated struct Google_Firestore_V1_ExistenceFilter: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var targetID: Int32 = 0
+  public var targetID: Int32 = 0
 
-  var count: Int32 = 0
+  public var count: Int32 = 0
 
-  var unchangedNames: Google_Firestore_V1_BloomFilter {
+  public var unchangedNames: Google_Firestore_V1_BloomFilter {
     get {_unchangedNames ?? Google_Firestore_V1_BloomFilter()}
     set {_unchangedNames = newValue}
   }
   /// Returns true if `unchangedNames` has been explicitly set.
-  var hasUnchangedNames: Bool {self._unchangedNames != nil}
+  public var hasUnchangedNames: Bool {self._unchangedNames != nil}
   /// Clears the value of `unchangedNames`. Subsequent reads from it will return its default value.
-  mutating func clearUnchangedNames() {self._unchangedNames = nil}
+  public mutating func clearUnchangedNames() {self._unchangedNames = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _unchangedNames: Google_Firestore_V1_BloomFilter? = nil
 }
@@ -357,10 +357,10 @@ nonisolated struct Google_Firestore_V1_ExistenceFilter: Sendable {
 fileprivate nonisolated let _protobuf_package = "google.firestore.v1"
 
 nonisolated extension Google_Firestore_V1_Write: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".Write"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}update\0\u{1}delete\0\u{3}update_mask\0\u{3}current_document\0\u{1}verify\0\u{1}transform\0\u{3}update_transforms\0")
+  public static let protoMessageName: String = _protobuf_package + ".Write"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}update\0\u{1}delete\0\u{3}update_mask\0\u{3}current_document\0\u{1}verify\0\u{1}transform\0\u{3}update_transforms\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -416,7 +416,7 @@ nonisolated extension Google_Firestore_V1_Write: SwiftProtobuf.Message, SwiftPro
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -455,7 +455,7 @@ nonisolated extension Google_Firestore_V1_Write: SwiftProtobuf.Message, SwiftPro
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_Write, rhs: Google_Firestore_V1_Write) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_Write, rhs: Google_Firestore_V1_Write) -> Bool {
     if lhs.operation != rhs.operation {return false}
     if lhs._updateMask != rhs._updateMask {return false}
     if lhs.updateTransforms != rhs.updateTransforms {return false}
@@ -466,10 +466,10 @@ nonisolated extension Google_Firestore_V1_Write: SwiftProtobuf.Message, SwiftPro
 }
 
 nonisolated extension Google_Firestore_V1_DocumentTransform: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".DocumentTransform"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}document\0\u{3}field_transforms\0")
+  public static let protoMessageName: String = _protobuf_package + ".DocumentTransform"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}document\0\u{3}field_transforms\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -482,7 +482,7 @@ nonisolated extension Google_Firestore_V1_DocumentTransform: SwiftProtobuf.Messa
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.document.isEmpty {
       try visitor.visitSingularStringField(value: self.document, fieldNumber: 1)
     }
@@ -492,7 +492,7 @@ nonisolated extension Google_Firestore_V1_DocumentTransform: SwiftProtobuf.Messa
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_DocumentTransform, rhs: Google_Firestore_V1_DocumentTransform) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_DocumentTransform, rhs: Google_Firestore_V1_DocumentTransform) -> Bool {
     if lhs.document != rhs.document {return false}
     if lhs.fieldTransforms != rhs.fieldTransforms {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -501,10 +501,10 @@ nonisolated extension Google_Firestore_V1_DocumentTransform: SwiftProtobuf.Messa
 }
 
 nonisolated extension Google_Firestore_V1_DocumentTransform.FieldTransform: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_DocumentTransform.protoMessageName + ".FieldTransform"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}field_path\0\u{3}set_to_server_value\0\u{1}increment\0\u{1}maximum\0\u{1}minimum\0\u{3}append_missing_elements\0\u{3}remove_all_from_array\0")
+  public static let protoMessageName: String = Google_Firestore_V1_DocumentTransform.protoMessageName + ".FieldTransform"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}field_path\0\u{3}set_to_server_value\0\u{1}increment\0\u{1}maximum\0\u{1}minimum\0\u{3}append_missing_elements\0\u{3}remove_all_from_array\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -589,7 +589,7 @@ nonisolated extension Google_Firestore_V1_DocumentTransform.FieldTransform: Swif
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -627,7 +627,7 @@ nonisolated extension Google_Firestore_V1_DocumentTransform.FieldTransform: Swif
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_DocumentTransform.FieldTransform, rhs: Google_Firestore_V1_DocumentTransform.FieldTransform) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_DocumentTransform.FieldTransform, rhs: Google_Firestore_V1_DocumentTransform.FieldTransform) -> Bool {
     if lhs.fieldPath != rhs.fieldPath {return false}
     if lhs.transformType != rhs.transformType {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -636,14 +636,14 @@ nonisolated extension Google_Firestore_V1_DocumentTransform.FieldTransform: Swif
 }
 
 nonisolated extension Google_Firestore_V1_DocumentTransform.FieldTransform.ServerValue: SwiftProtobuf._ProtoNameProviding {
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SERVER_VALUE_UNSPECIFIED\0\u{1}REQUEST_TIME\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SERVER_VALUE_UNSPECIFIED\0\u{1}REQUEST_TIME\0")
 }
 
 nonisolated extension Google_Firestore_V1_WriteResult: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".WriteResult"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}update_time\0\u{3}transform_results\0")
+  public static let protoMessageName: String = _protobuf_package + ".WriteResult"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}update_time\0\u{3}transform_results\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -656,7 +656,7 @@ nonisolated extension Google_Firestore_V1_WriteResult: SwiftProtobuf.Message, Sw
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -670,7 +670,7 @@ nonisolated extension Google_Firestore_V1_WriteResult: SwiftProtobuf.Message, Sw
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_WriteResult, rhs: Google_Firestore_V1_WriteResult) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_WriteResult, rhs: Google_Firestore_V1_WriteResult) -> Bool {
     if lhs._updateTime != rhs._updateTime {return false}
     if lhs.transformResults != rhs.transformResults {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -679,10 +679,10 @@ nonisolated extension Google_Firestore_V1_WriteResult: SwiftProtobuf.Message, Sw
 }
 
 nonisolated extension Google_Firestore_V1_DocumentChange: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".DocumentChange"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}document\0\u{4}\u{4}target_ids\0\u{3}removed_target_ids\0")
+  public static let protoMessageName: String = _protobuf_package + ".DocumentChange"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}document\0\u{4}\u{4}target_ids\0\u{3}removed_target_ids\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -696,7 +696,7 @@ nonisolated extension Google_Firestore_V1_DocumentChange: SwiftProtobuf.Message,
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -713,7 +713,7 @@ nonisolated extension Google_Firestore_V1_DocumentChange: SwiftProtobuf.Message,
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_DocumentChange, rhs: Google_Firestore_V1_DocumentChange) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_DocumentChange, rhs: Google_Firestore_V1_DocumentChange) -> Bool {
     if lhs._document != rhs._document {return false}
     if lhs.targetIds != rhs.targetIds {return false}
     if lhs.removedTargetIds != rhs.removedTargetIds {return false}
@@ -723,10 +723,10 @@ nonisolated extension Google_Firestore_V1_DocumentChange: SwiftProtobuf.Message,
 }
 
 nonisolated extension Google_Firestore_V1_DocumentDelete: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".DocumentDelete"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}document\0\u{4}\u{3}read_time\0\u{4}\u{2}removed_target_ids\0")
+  public static let protoMessageName: String = _protobuf_package + ".DocumentDelete"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}document\0\u{4}\u{3}read_time\0\u{4}\u{2}removed_target_ids\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -740,7 +740,7 @@ nonisolated extension Google_Firestore_V1_DocumentDelete: SwiftProtobuf.Message,
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -757,7 +757,7 @@ nonisolated extension Google_Firestore_V1_DocumentDelete: SwiftProtobuf.Message,
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_DocumentDelete, rhs: Google_Firestore_V1_DocumentDelete) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_DocumentDelete, rhs: Google_Firestore_V1_DocumentDelete) -> Bool {
     if lhs.document != rhs.document {return false}
     if lhs.removedTargetIds != rhs.removedTargetIds {return false}
     if lhs._readTime != rhs._readTime {return false}
@@ -767,10 +767,10 @@ nonisolated extension Google_Firestore_V1_DocumentDelete: SwiftProtobuf.Message,
 }
 
 nonisolated extension Google_Firestore_V1_DocumentRemove: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".DocumentRemove"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}document\0\u{3}removed_target_ids\0\u{4}\u{2}read_time\0")
+  public static let protoMessageName: String = _protobuf_package + ".DocumentRemove"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}document\0\u{3}removed_target_ids\0\u{4}\u{2}read_time\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -784,7 +784,7 @@ nonisolated extension Google_Firestore_V1_DocumentRemove: SwiftProtobuf.Message,
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -801,7 +801,7 @@ nonisolated extension Google_Firestore_V1_DocumentRemove: SwiftProtobuf.Message,
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_DocumentRemove, rhs: Google_Firestore_V1_DocumentRemove) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_DocumentRemove, rhs: Google_Firestore_V1_DocumentRemove) -> Bool {
     if lhs.document != rhs.document {return false}
     if lhs.removedTargetIds != rhs.removedTargetIds {return false}
     if lhs._readTime != rhs._readTime {return false}
@@ -811,10 +811,10 @@ nonisolated extension Google_Firestore_V1_DocumentRemove: SwiftProtobuf.Message,
 }
 
 nonisolated extension Google_Firestore_V1_ExistenceFilter: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".ExistenceFilter"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}target_id\0\u{1}count\0\u{3}unchanged_names\0")
+  public static let protoMessageName: String = _protobuf_package + ".ExistenceFilter"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}target_id\0\u{1}count\0\u{3}unchanged_names\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -828,7 +828,7 @@ nonisolated extension Google_Firestore_V1_ExistenceFilter: SwiftProtobuf.Message
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -845,7 +845,7 @@ nonisolated extension Google_Firestore_V1_ExistenceFilter: SwiftProtobuf.Message
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_ExistenceFilter, rhs: Google_Firestore_V1_ExistenceFilter) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_ExistenceFilter, rhs: Google_Firestore_V1_ExistenceFilter) -> Bool {
     if lhs.targetID != rhs.targetID {return false}
     if lhs.count != rhs.count {return false}
     if lhs._unchangedNames != rhs._unchangedNames {return false}

@@ -31,25 +31,25 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-nonisolated struct Google_Firestore_V1_GetDocumentRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_GetDocumentRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var name: String = String()
+  public var name: String = String()
 
-  var mask: Google_Firestore_V1_DocumentMask {
+  public var mask: Google_Firestore_V1_DocumentMask {
     get {_mask ?? Google_Firestore_V1_DocumentMask()}
     set {_mask = newValue}
   }
   /// Returns true if `mask` has been explicitly set.
-  var hasMask: Bool {self._mask != nil}
+  public var hasMask: Bool {self._mask != nil}
   /// Clears the value of `mask`. Subsequent reads from it will return its default value.
-  mutating func clearMask() {self._mask = nil}
+  public mutating func clearMask() {self._mask = nil}
 
-  var consistencySelector: Google_Firestore_V1_GetDocumentRequest.OneOf_ConsistencySelector? = nil
+  public var consistencySelector: Google_Firestore_V1_GetDocumentRequest.OneOf_ConsistencySelector? = nil
 
-  var transaction: Data {
+  public var transaction: Data {
     get {
       if case .transaction(let v)? = consistencySelector {return v}
       return Data()
@@ -57,7 +57,7 @@ nonisolated struct Google_Firestore_V1_GetDocumentRequest: Sendable {
     set {consistencySelector = .transaction(newValue)}
   }
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {
       if case .readTime(let v)? = consistencySelector {return v}
       return SwiftProtobuf.Google_Protobuf_Timestamp()
@@ -65,56 +65,56 @@ nonisolated struct Google_Firestore_V1_GetDocumentRequest: Sendable {
     set {consistencySelector = .readTime(newValue)}
   }
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
+  public nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
     case transaction(Data)
     case readTime(SwiftProtobuf.Google_Protobuf_Timestamp)
 
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _mask: Google_Firestore_V1_DocumentMask? = nil
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_ListDocumentsRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_ListDocumentsRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var parent: String = String()
+  public var parent: String = String()
 
-  var collectionID: String = String()
+  public var collectionID: String = String()
 
-  var pageSize: Int32 = 0
+  public var pageSize: Int32 = 0
 
-  var pageToken: String = String()
+  public var pageToken: String = String()
 
-  var orderBy: String = String()
+  public var orderBy: String = String()
 
-  var mask: Google_Firestore_V1_DocumentMask {
+  public var mask: Google_Firestore_V1_DocumentMask {
     get {_mask ?? Google_Firestore_V1_DocumentMask()}
     set {_mask = newValue}
   }
   /// Returns true if `mask` has been explicitly set.
-  var hasMask: Bool {self._mask != nil}
+  public var hasMask: Bool {self._mask != nil}
   /// Clears the value of `mask`. Subsequent reads from it will return its default value.
-  mutating func clearMask() {self._mask = nil}
+  public mutating func clearMask() {self._mask = nil}
 
-  var consistencySelector: Google_Firestore_V1_ListDocumentsRequest.OneOf_ConsistencySelector? = nil
+  public var consistencySelector: Google_Firestore_V1_ListDocumentsRequest.OneOf_ConsistencySelector? = nil
 
-  var transaction: Data {
+  public var transaction: Data {
     get {
       if case .transaction(let v)? = consistencySelector {return v}
       return Data()
@@ -122,7 +122,7 @@ nonisolated struct Google_Firestore_V1_ListDocumentsRequest: Sendable {
     set {consistencySelector = .transaction(newValue)}
   }
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {
       if case .readTime(let v)? = consistencySelector {return v}
       return SwiftProtobuf.Google_Protobuf_Timestamp()
@@ -130,146 +130,146 @@ nonisolated struct Google_Firestore_V1_ListDocumentsRequest: Sendable {
     set {consistencySelector = .readTime(newValue)}
   }
 
-  var showMissing: Bool = false
+  public var showMissing: Bool = false
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
+  public nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
     case transaction(Data)
     case readTime(SwiftProtobuf.Google_Protobuf_Timestamp)
 
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _mask: Google_Firestore_V1_DocumentMask? = nil
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_ListDocumentsResponse: Sendable {
+public nonisolated struct Google_Firestore_V1_ListDocumentsResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var documents: [Google_Firestore_V1_Document] = []
+  public var documents: [Google_Firestore_V1_Document] = []
 
-  var nextPageToken: String = String()
+  public var nextPageToken: String = String()
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 }
 
-nonisolated struct Google_Firestore_V1_CreateDocumentRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_CreateDocumentRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var parent: String = String()
+  public var parent: String = String()
 
-  var collectionID: String = String()
+  public var collectionID: String = String()
 
   /// Empty: the server picks an id.
-  var documentID: String = String()
+  public var documentID: String = String()
 
-  var document: Google_Firestore_V1_Document {
+  public var document: Google_Firestore_V1_Document {
     get {_document ?? Google_Firestore_V1_Document()}
     set {_document = newValue}
   }
   /// Returns true if `document` has been explicitly set.
-  var hasDocument: Bool {self._document != nil}
+  public var hasDocument: Bool {self._document != nil}
   /// Clears the value of `document`. Subsequent reads from it will return its default value.
-  mutating func clearDocument() {self._document = nil}
+  public mutating func clearDocument() {self._document = nil}
 
-  var mask: Google_Firestore_V1_DocumentMask {
+  public var mask: Google_Firestore_V1_DocumentMask {
     get {_mask ?? Google_Firestore_V1_DocumentMask()}
     set {_mask = newValue}
   }
   /// Returns true if `mask` has been explicitly set.
-  var hasMask: Bool {self._mask != nil}
+  public var hasMask: Bool {self._mask != nil}
   /// Clears the value of `mask`. Subsequent reads from it will return its default value.
-  mutating func clearMask() {self._mask = nil}
+  public mutating func clearMask() {self._mask = nil}
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _document: Google_Firestore_V1_Document? = nil
   fileprivate var _mask: Google_Firestore_V1_DocumentMask? = nil
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_UpdateDocumentRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_UpdateDocumentRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var document: Google_Firestore_V1_Document {
+  public var document: Google_Firestore_V1_Document {
     get {_document ?? Google_Firestore_V1_Document()}
     set {_document = newValue}
   }
   /// Returns true if `document` has been explicitly set.
-  var hasDocument: Bool {self._document != nil}
+  public var hasDocument: Bool {self._document != nil}
   /// Clears the value of `document`. Subsequent reads from it will return its default value.
-  mutating func clearDocument() {self._document = nil}
+  public mutating func clearDocument() {self._document = nil}
 
-  var updateMask: Google_Firestore_V1_DocumentMask {
+  public var updateMask: Google_Firestore_V1_DocumentMask {
     get {_updateMask ?? Google_Firestore_V1_DocumentMask()}
     set {_updateMask = newValue}
   }
   /// Returns true if `updateMask` has been explicitly set.
-  var hasUpdateMask: Bool {self._updateMask != nil}
+  public var hasUpdateMask: Bool {self._updateMask != nil}
   /// Clears the value of `updateMask`. Subsequent reads from it will return its default value.
-  mutating func clearUpdateMask() {self._updateMask = nil}
+  public mutating func clearUpdateMask() {self._updateMask = nil}
 
-  var mask: Google_Firestore_V1_DocumentMask {
+  public var mask: Google_Firestore_V1_DocumentMask {
     get {_mask ?? Google_Firestore_V1_DocumentMask()}
     set {_mask = newValue}
   }
   /// Returns true if `mask` has been explicitly set.
-  var hasMask: Bool {self._mask != nil}
+  public var hasMask: Bool {self._mask != nil}
   /// Clears the value of `mask`. Subsequent reads from it will return its default value.
-  mutating func clearMask() {self._mask = nil}
+  public mutating func clearMask() {self._mask = nil}
 
-  var currentDocument: Google_Firestore_V1_Precondition {
+  public var currentDocument: Google_Firestore_V1_Precondition {
     get {_currentDocument ?? Google_Firestore_V1_Precondition()}
     set {_currentDocument = newValue}
   }
   /// Returns true if `currentDocument` has been explicitly set.
-  var hasCurrentDocument: Bool {self._currentDocument != nil}
+  public var hasCurrentDocument: Bool {self._currentDocument != nil}
   /// Clears the value of `currentDocument`. Subsequent reads from it will return its default value.
-  mutating func clearCurrentDocument() {self._currentDocument = nil}
+  public mutating func clearCurrentDocument() {self._currentDocument = nil}
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _document: Google_Firestore_V1_Document? = nil
   fileprivate var _updateMask: Google_Firestore_V1_DocumentMask? = nil
@@ -278,60 +278,60 @@ nonisolated struct Google_Firestore_V1_UpdateDocumentRequest: Sendable {
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_DeleteDocumentRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_DeleteDocumentRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var name: String = String()
+  public var name: String = String()
 
-  var currentDocument: Google_Firestore_V1_Precondition {
+  public var currentDocument: Google_Firestore_V1_Precondition {
     get {_currentDocument ?? Google_Firestore_V1_Precondition()}
     set {_currentDocument = newValue}
   }
   /// Returns true if `currentDocument` has been explicitly set.
-  var hasCurrentDocument: Bool {self._currentDocument != nil}
+  public var hasCurrentDocument: Bool {self._currentDocument != nil}
   /// Clears the value of `currentDocument`. Subsequent reads from it will return its default value.
-  mutating func clearCurrentDocument() {self._currentDocument = nil}
+  public mutating func clearCurrentDocument() {self._currentDocument = nil}
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _currentDocument: Google_Firestore_V1_Precondition? = nil
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_BatchGetDocumentsRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_BatchGetDocumentsRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var database: String = String()
+  public var database: String = String()
 
-  var documents: [String] = []
+  public var documents: [String] = []
 
-  var mask: Google_Firestore_V1_DocumentMask {
+  public var mask: Google_Firestore_V1_DocumentMask {
     get {_mask ?? Google_Firestore_V1_DocumentMask()}
     set {_mask = newValue}
   }
   /// Returns true if `mask` has been explicitly set.
-  var hasMask: Bool {self._mask != nil}
+  public var hasMask: Bool {self._mask != nil}
   /// Clears the value of `mask`. Subsequent reads from it will return its default value.
-  mutating func clearMask() {self._mask = nil}
+  public mutating func clearMask() {self._mask = nil}
 
-  var consistencySelector: Google_Firestore_V1_BatchGetDocumentsRequest.OneOf_ConsistencySelector? = nil
+  public var consistencySelector: Google_Firestore_V1_BatchGetDocumentsRequest.OneOf_ConsistencySelector? = nil
 
-  var transaction: Data {
+  public var transaction: Data {
     get {
       if case .transaction(let v)? = consistencySelector {return v}
       return Data()
@@ -339,7 +339,7 @@ nonisolated struct Google_Firestore_V1_BatchGetDocumentsRequest: Sendable {
     set {consistencySelector = .transaction(newValue)}
   }
 
-  var newTransaction: Google_Firestore_V1_TransactionOptions {
+  public var newTransaction: Google_Firestore_V1_TransactionOptions {
     get {
       if case .newTransaction(let v)? = consistencySelector {return v}
       return Google_Firestore_V1_TransactionOptions()
@@ -347,7 +347,7 @@ nonisolated struct Google_Firestore_V1_BatchGetDocumentsRequest: Sendable {
     set {consistencySelector = .newTransaction(newValue)}
   }
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {
       if case .readTime(let v)? = consistencySelector {return v}
       return SwiftProtobuf.Google_Protobuf_Timestamp()
@@ -355,38 +355,38 @@ nonisolated struct Google_Firestore_V1_BatchGetDocumentsRequest: Sendable {
     set {consistencySelector = .readTime(newValue)}
   }
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
+  public nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
     case transaction(Data)
     case newTransaction(Google_Firestore_V1_TransactionOptions)
     case readTime(SwiftProtobuf.Google_Protobuf_Timestamp)
 
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _mask: Google_Firestore_V1_DocumentMask? = nil
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_BatchGetDocumentsResponse: Sendable {
+public nonisolated struct Google_Firestore_V1_BatchGetDocumentsResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var result: Google_Firestore_V1_BatchGetDocumentsResponse.OneOf_Result? = nil
+  public var result: Google_Firestore_V1_BatchGetDocumentsResponse.OneOf_Result? = nil
 
-  var found: Google_Firestore_V1_Document {
+  public var found: Google_Firestore_V1_Document {
     get {
       if case .found(let v)? = result {return v}
       return Google_Firestore_V1_Document()
@@ -395,7 +395,7 @@ nonisolated struct Google_Firestore_V1_BatchGetDocumentsResponse: Sendable {
   }
 
   /// Name of a requested document that does not exist.
-  var missing: String {
+  public var missing: String {
     get {
       if case .missing(let v)? = result {return v}
       return String()
@@ -404,161 +404,161 @@ nonisolated struct Google_Firestore_V1_BatchGetDocumentsResponse: Sendable {
   }
 
   /// Set only in the first response when the request began a transaction.
-  var transaction: Data = Data()
+  public var transaction: Data = Data()
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_readTime ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_readTime = newValue}
   }
   /// Returns true if `readTime` has been explicitly set.
-  var hasReadTime: Bool {self._readTime != nil}
+  public var hasReadTime: Bool {self._readTime != nil}
   /// Clears the value of `readTime`. Subsequent reads from it will return its default value.
-  mutating func clearReadTime() {self._readTime = nil}
+  public mutating func clearReadTime() {self._readTime = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_Result: Equatable, Sendable {
+  public nonisolated enum OneOf_Result: Equatable, Sendable {
     case found(Google_Firestore_V1_Document)
     /// Name of a requested document that does not exist.
     case missing(String)
 
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _readTime: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
 }
 
-nonisolated struct Google_Firestore_V1_BeginTransactionRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_BeginTransactionRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var database: String = String()
+  public var database: String = String()
 
-  var options: Google_Firestore_V1_TransactionOptions {
+  public var options: Google_Firestore_V1_TransactionOptions {
     get {_options ?? Google_Firestore_V1_TransactionOptions()}
     set {_options = newValue}
   }
   /// Returns true if `options` has been explicitly set.
-  var hasOptions: Bool {self._options != nil}
+  public var hasOptions: Bool {self._options != nil}
   /// Clears the value of `options`. Subsequent reads from it will return its default value.
-  mutating func clearOptions() {self._options = nil}
+  public mutating func clearOptions() {self._options = nil}
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _options: Google_Firestore_V1_TransactionOptions? = nil
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_BeginTransactionResponse: Sendable {
+public nonisolated struct Google_Firestore_V1_BeginTransactionResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var transaction: Data = Data()
+  public var transaction: Data = Data()
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 }
 
-nonisolated struct Google_Firestore_V1_CommitRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_CommitRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var database: String = String()
+  public var database: String = String()
 
-  var writes: [Google_Firestore_V1_Write] = []
+  public var writes: [Google_Firestore_V1_Write] = []
 
-  var transaction: Data = Data()
+  public var transaction: Data = Data()
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_CommitResponse: Sendable {
+public nonisolated struct Google_Firestore_V1_CommitResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var writeResults: [Google_Firestore_V1_WriteResult] = []
+  public var writeResults: [Google_Firestore_V1_WriteResult] = []
 
-  var commitTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var commitTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_commitTime ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_commitTime = newValue}
   }
   /// Returns true if `commitTime` has been explicitly set.
-  var hasCommitTime: Bool {self._commitTime != nil}
+  public var hasCommitTime: Bool {self._commitTime != nil}
   /// Clears the value of `commitTime`. Subsequent reads from it will return its default value.
-  mutating func clearCommitTime() {self._commitTime = nil}
+  public mutating func clearCommitTime() {self._commitTime = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _commitTime: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
 }
 
-nonisolated struct Google_Firestore_V1_RollbackRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_RollbackRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var database: String = String()
+  public var database: String = String()
 
-  var transaction: Data = Data()
+  public var transaction: Data = Data()
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_RunQueryRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_RunQueryRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var parent: String = String()
+  public var parent: String = String()
 
-  var queryType: Google_Firestore_V1_RunQueryRequest.OneOf_QueryType? = nil
+  public var queryType: Google_Firestore_V1_RunQueryRequest.OneOf_QueryType? = nil
 
-  var structuredQuery: Google_Firestore_V1_StructuredQuery {
+  public var structuredQuery: Google_Firestore_V1_StructuredQuery {
     get {
       if case .structuredQuery(let v)? = queryType {return v}
       return Google_Firestore_V1_StructuredQuery()
@@ -566,9 +566,9 @@ nonisolated struct Google_Firestore_V1_RunQueryRequest: Sendable {
     set {queryType = .structuredQuery(newValue)}
   }
 
-  var consistencySelector: Google_Firestore_V1_RunQueryRequest.OneOf_ConsistencySelector? = nil
+  public var consistencySelector: Google_Firestore_V1_RunQueryRequest.OneOf_ConsistencySelector? = nil
 
-  var transaction: Data {
+  public var transaction: Data {
     get {
       if case .transaction(let v)? = consistencySelector {return v}
       return Data()
@@ -576,7 +576,7 @@ nonisolated struct Google_Firestore_V1_RunQueryRequest: Sendable {
     set {consistencySelector = .transaction(newValue)}
   }
 
-  var newTransaction: Google_Firestore_V1_TransactionOptions {
+  public var newTransaction: Google_Firestore_V1_TransactionOptions {
     get {
       if case .newTransaction(let v)? = consistencySelector {return v}
       return Google_Firestore_V1_TransactionOptions()
@@ -584,7 +584,7 @@ nonisolated struct Google_Firestore_V1_RunQueryRequest: Sendable {
     set {consistencySelector = .newTransaction(newValue)}
   }
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {
       if case .readTime(let v)? = consistencySelector {return v}
       return SwiftProtobuf.Google_Protobuf_Timestamp()
@@ -592,74 +592,74 @@ nonisolated struct Google_Firestore_V1_RunQueryRequest: Sendable {
     set {consistencySelector = .readTime(newValue)}
   }
 
-  var explainOptions: Google_Firestore_V1_ExplainOptions {
+  public var explainOptions: Google_Firestore_V1_ExplainOptions {
     get {_explainOptions ?? Google_Firestore_V1_ExplainOptions()}
     set {_explainOptions = newValue}
   }
   /// Returns true if `explainOptions` has been explicitly set.
-  var hasExplainOptions: Bool {self._explainOptions != nil}
+  public var hasExplainOptions: Bool {self._explainOptions != nil}
   /// Clears the value of `explainOptions`. Subsequent reads from it will return its default value.
-  mutating func clearExplainOptions() {self._explainOptions = nil}
+  public mutating func clearExplainOptions() {self._explainOptions = nil}
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_QueryType: Equatable, Sendable {
+  public nonisolated enum OneOf_QueryType: Equatable, Sendable {
     case structuredQuery(Google_Firestore_V1_StructuredQuery)
 
   }
 
-  nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
+  public nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
     case transaction(Data)
     case newTransaction(Google_Firestore_V1_TransactionOptions)
     case readTime(SwiftProtobuf.Google_Protobuf_Timestamp)
 
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _explainOptions: Google_Firestore_V1_ExplainOptions? = nil
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_RunQueryResponse: Sendable {
+public nonisolated struct Google_Firestore_V1_RunQueryResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var transaction: Data = Data()
+  public var transaction: Data = Data()
 
-  var document: Google_Firestore_V1_Document {
+  public var document: Google_Firestore_V1_Document {
     get {_document ?? Google_Firestore_V1_Document()}
     set {_document = newValue}
   }
   /// Returns true if `document` has been explicitly set.
-  var hasDocument: Bool {self._document != nil}
+  public var hasDocument: Bool {self._document != nil}
   /// Clears the value of `document`. Subsequent reads from it will return its default value.
-  mutating func clearDocument() {self._document = nil}
+  public mutating func clearDocument() {self._document = nil}
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_readTime ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_readTime = newValue}
   }
   /// Returns true if `readTime` has been explicitly set.
-  var hasReadTime: Bool {self._readTime != nil}
+  public var hasReadTime: Bool {self._readTime != nil}
   /// Clears the value of `readTime`. Subsequent reads from it will return its default value.
-  mutating func clearReadTime() {self._readTime = nil}
+  public mutating func clearReadTime() {self._readTime = nil}
 
-  var skippedResults: Int32 = 0
+  public var skippedResults: Int32 = 0
 
-  var continuationSelector: Google_Firestore_V1_RunQueryResponse.OneOf_ContinuationSelector? = nil
+  public var continuationSelector: Google_Firestore_V1_RunQueryResponse.OneOf_ContinuationSelector? = nil
 
-  var done: Bool {
+  public var done: Bool {
     get {
       if case .done(let v)? = continuationSelector {return v}
       return false
@@ -667,29 +667,29 @@ nonisolated struct Google_Firestore_V1_RunQueryResponse: Sendable {
     set {continuationSelector = .done(newValue)}
   }
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_ContinuationSelector: Equatable, Sendable {
+  public nonisolated enum OneOf_ContinuationSelector: Equatable, Sendable {
     case done(Bool)
 
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _document: Google_Firestore_V1_Document? = nil
   fileprivate var _readTime: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
 }
 
-nonisolated struct Google_Firestore_V1_RunAggregationQueryRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_RunAggregationQueryRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var parent: String = String()
+  public var parent: String = String()
 
-  var queryType: Google_Firestore_V1_RunAggregationQueryRequest.OneOf_QueryType? = nil
+  public var queryType: Google_Firestore_V1_RunAggregationQueryRequest.OneOf_QueryType? = nil
 
-  var structuredAggregationQuery: Google_Firestore_V1_StructuredAggregationQuery {
+  public var structuredAggregationQuery: Google_Firestore_V1_StructuredAggregationQuery {
     get {
       if case .structuredAggregationQuery(let v)? = queryType {return v}
       return Google_Firestore_V1_StructuredAggregationQuery()
@@ -697,9 +697,9 @@ nonisolated struct Google_Firestore_V1_RunAggregationQueryRequest: Sendable {
     set {queryType = .structuredAggregationQuery(newValue)}
   }
 
-  var consistencySelector: Google_Firestore_V1_RunAggregationQueryRequest.OneOf_ConsistencySelector? = nil
+  public var consistencySelector: Google_Firestore_V1_RunAggregationQueryRequest.OneOf_ConsistencySelector? = nil
 
-  var transaction: Data {
+  public var transaction: Data {
     get {
       if case .transaction(let v)? = consistencySelector {return v}
       return Data()
@@ -707,7 +707,7 @@ nonisolated struct Google_Firestore_V1_RunAggregationQueryRequest: Sendable {
     set {consistencySelector = .transaction(newValue)}
   }
 
-  var newTransaction: Google_Firestore_V1_TransactionOptions {
+  public var newTransaction: Google_Firestore_V1_TransactionOptions {
     get {
       if case .newTransaction(let v)? = consistencySelector {return v}
       return Google_Firestore_V1_TransactionOptions()
@@ -715,7 +715,7 @@ nonisolated struct Google_Firestore_V1_RunAggregationQueryRequest: Sendable {
     set {consistencySelector = .newTransaction(newValue)}
   }
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {
       if case .readTime(let v)? = consistencySelector {return v}
       return SwiftProtobuf.Google_Protobuf_Timestamp()
@@ -723,87 +723,87 @@ nonisolated struct Google_Firestore_V1_RunAggregationQueryRequest: Sendable {
     set {consistencySelector = .readTime(newValue)}
   }
 
-  var explainOptions: Google_Firestore_V1_ExplainOptions {
+  public var explainOptions: Google_Firestore_V1_ExplainOptions {
     get {_explainOptions ?? Google_Firestore_V1_ExplainOptions()}
     set {_explainOptions = newValue}
   }
   /// Returns true if `explainOptions` has been explicitly set.
-  var hasExplainOptions: Bool {self._explainOptions != nil}
+  public var hasExplainOptions: Bool {self._explainOptions != nil}
   /// Clears the value of `explainOptions`. Subsequent reads from it will return its default value.
-  mutating func clearExplainOptions() {self._explainOptions = nil}
+  public mutating func clearExplainOptions() {self._explainOptions = nil}
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_QueryType: Equatable, Sendable {
+  public nonisolated enum OneOf_QueryType: Equatable, Sendable {
     case structuredAggregationQuery(Google_Firestore_V1_StructuredAggregationQuery)
 
   }
 
-  nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
+  public nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
     case transaction(Data)
     case newTransaction(Google_Firestore_V1_TransactionOptions)
     case readTime(SwiftProtobuf.Google_Protobuf_Timestamp)
 
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _explainOptions: Google_Firestore_V1_ExplainOptions? = nil
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_RunAggregationQueryResponse: Sendable {
+public nonisolated struct Google_Firestore_V1_RunAggregationQueryResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var result: Google_Firestore_V1_AggregationResult {
+  public var result: Google_Firestore_V1_AggregationResult {
     get {_result ?? Google_Firestore_V1_AggregationResult()}
     set {_result = newValue}
   }
   /// Returns true if `result` has been explicitly set.
-  var hasResult: Bool {self._result != nil}
+  public var hasResult: Bool {self._result != nil}
   /// Clears the value of `result`. Subsequent reads from it will return its default value.
-  mutating func clearResult() {self._result = nil}
+  public mutating func clearResult() {self._result = nil}
 
-  var transaction: Data = Data()
+  public var transaction: Data = Data()
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_readTime ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_readTime = newValue}
   }
   /// Returns true if `readTime` has been explicitly set.
-  var hasReadTime: Bool {self._readTime != nil}
+  public var hasReadTime: Bool {self._readTime != nil}
   /// Clears the value of `readTime`. Subsequent reads from it will return its default value.
-  mutating func clearReadTime() {self._readTime = nil}
+  public mutating func clearReadTime() {self._readTime = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _result: Google_Firestore_V1_AggregationResult? = nil
   fileprivate var _readTime: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
 }
 
-nonisolated struct Google_Firestore_V1_PartitionQueryRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_PartitionQueryRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var parent: String = String()
+  public var parent: String = String()
 
-  var queryType: Google_Firestore_V1_PartitionQueryRequest.OneOf_QueryType? = nil
+  public var queryType: Google_Firestore_V1_PartitionQueryRequest.OneOf_QueryType? = nil
 
-  var structuredQuery: Google_Firestore_V1_StructuredQuery {
+  public var structuredQuery: Google_Firestore_V1_StructuredQuery {
     get {
       if case .structuredQuery(let v)? = queryType {return v}
       return Google_Firestore_V1_StructuredQuery()
@@ -811,15 +811,15 @@ nonisolated struct Google_Firestore_V1_PartitionQueryRequest: Sendable {
     set {queryType = .structuredQuery(newValue)}
   }
 
-  var partitionCount: Int64 = 0
+  public var partitionCount: Int64 = 0
 
-  var pageToken: String = String()
+  public var pageToken: String = String()
 
-  var pageSize: Int32 = 0
+  public var pageSize: Int32 = 0
 
-  var consistencySelector: Google_Firestore_V1_PartitionQueryRequest.OneOf_ConsistencySelector? = nil
+  public var consistencySelector: Google_Firestore_V1_PartitionQueryRequest.OneOf_ConsistencySelector? = nil
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {
       if case .readTime(let v)? = consistencySelector {return v}
       return SwiftProtobuf.Google_Protobuf_Timestamp()
@@ -827,116 +827,116 @@ nonisolated struct Google_Firestore_V1_PartitionQueryRequest: Sendable {
     set {consistencySelector = .readTime(newValue)}
   }
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_QueryType: Equatable, Sendable {
+  public nonisolated enum OneOf_QueryType: Equatable, Sendable {
     case structuredQuery(Google_Firestore_V1_StructuredQuery)
 
   }
 
-  nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
+  public nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
     case readTime(SwiftProtobuf.Google_Protobuf_Timestamp)
 
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_PartitionQueryResponse: Sendable {
+public nonisolated struct Google_Firestore_V1_PartitionQueryResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var partitions: [Google_Firestore_V1_Cursor] = []
+  public var partitions: [Google_Firestore_V1_Cursor] = []
 
-  var nextPageToken: String = String()
+  public var nextPageToken: String = String()
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 }
 
-nonisolated struct Google_Firestore_V1_WriteRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_WriteRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var database: String = String()
+  public var database: String = String()
 
   /// Empty on the first request of a stream (the handshake).
-  var streamID: String = String()
+  public var streamID: String = String()
 
-  var writes: [Google_Firestore_V1_Write] = []
+  public var writes: [Google_Firestore_V1_Write] = []
 
-  var streamToken: Data = Data()
+  public var streamToken: Data = Data()
 
-  var labels: Dictionary<String,String> = [:]
+  public var labels: Dictionary<String,String> = [:]
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_WriteResponse: Sendable {
+public nonisolated struct Google_Firestore_V1_WriteResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var streamID: String = String()
+  public var streamID: String = String()
 
-  var streamToken: Data = Data()
+  public var streamToken: Data = Data()
 
   /// One per write of the matching request.
-  var writeResults: [Google_Firestore_V1_WriteResult] = []
+  public var writeResults: [Google_Firestore_V1_WriteResult] = []
 
-  var commitTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var commitTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_commitTime ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_commitTime = newValue}
   }
   /// Returns true if `commitTime` has been explicitly set.
-  var hasCommitTime: Bool {self._commitTime != nil}
+  public var hasCommitTime: Bool {self._commitTime != nil}
   /// Clears the value of `commitTime`. Subsequent reads from it will return its default value.
-  mutating func clearCommitTime() {self._commitTime = nil}
+  public mutating func clearCommitTime() {self._commitTime = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _commitTime: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
 }
 
-nonisolated struct Google_Firestore_V1_ListenRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_ListenRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var database: String = String()
+  public var database: String = String()
 
-  var targetChange: Google_Firestore_V1_ListenRequest.OneOf_TargetChange? = nil
+  public var targetChange: Google_Firestore_V1_ListenRequest.OneOf_TargetChange? = nil
 
-  var addTarget: Google_Firestore_V1_Target {
+  public var addTarget: Google_Firestore_V1_Target {
     get {
       if case .addTarget(let v)? = targetChange {return v}
       return Google_Firestore_V1_Target()
@@ -944,7 +944,7 @@ nonisolated struct Google_Firestore_V1_ListenRequest: Sendable {
     set {targetChange = .addTarget(newValue)}
   }
 
-  var removeTarget: Int32 {
+  public var removeTarget: Int32 {
     get {
       if case .removeTarget(let v)? = targetChange {return v}
       return 0
@@ -952,38 +952,38 @@ nonisolated struct Google_Firestore_V1_ListenRequest: Sendable {
     set {targetChange = .removeTarget(newValue)}
   }
 
-  var labels: Dictionary<String,String> = [:]
+  public var labels: Dictionary<String,String> = [:]
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_TargetChange: Equatable, Sendable {
+  public nonisolated enum OneOf_TargetChange: Equatable, Sendable {
     case addTarget(Google_Firestore_V1_Target)
     case removeTarget(Int32)
 
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_ListenResponse: Sendable {
+public nonisolated struct Google_Firestore_V1_ListenResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var responseType: Google_Firestore_V1_ListenResponse.OneOf_ResponseType? = nil
+  public var responseType: Google_Firestore_V1_ListenResponse.OneOf_ResponseType? = nil
 
-  var targetChange: Google_Firestore_V1_TargetChange {
+  public var targetChange: Google_Firestore_V1_TargetChange {
     get {
       if case .targetChange(let v)? = responseType {return v}
       return Google_Firestore_V1_TargetChange()
@@ -991,7 +991,7 @@ nonisolated struct Google_Firestore_V1_ListenResponse: Sendable {
     set {responseType = .targetChange(newValue)}
   }
 
-  var documentChange: Google_Firestore_V1_DocumentChange {
+  public var documentChange: Google_Firestore_V1_DocumentChange {
     get {
       if case .documentChange(let v)? = responseType {return v}
       return Google_Firestore_V1_DocumentChange()
@@ -999,7 +999,7 @@ nonisolated struct Google_Firestore_V1_ListenResponse: Sendable {
     set {responseType = .documentChange(newValue)}
   }
 
-  var documentDelete: Google_Firestore_V1_DocumentDelete {
+  public var documentDelete: Google_Firestore_V1_DocumentDelete {
     get {
       if case .documentDelete(let v)? = responseType {return v}
       return Google_Firestore_V1_DocumentDelete()
@@ -1007,7 +1007,7 @@ nonisolated struct Google_Firestore_V1_ListenResponse: Sendable {
     set {responseType = .documentDelete(newValue)}
   }
 
-  var documentRemove: Google_Firestore_V1_DocumentRemove {
+  public var documentRemove: Google_Firestore_V1_DocumentRemove {
     get {
       if case .documentRemove(let v)? = responseType {return v}
       return Google_Firestore_V1_DocumentRemove()
@@ -1015,7 +1015,7 @@ nonisolated struct Google_Firestore_V1_ListenResponse: Sendable {
     set {responseType = .documentRemove(newValue)}
   }
 
-  var filter: Google_Firestore_V1_ExistenceFilter {
+  public var filter: Google_Firestore_V1_ExistenceFilter {
     get {
       if case .filter(let v)? = responseType {return v}
       return Google_Firestore_V1_ExistenceFilter()
@@ -1023,9 +1023,9 @@ nonisolated struct Google_Firestore_V1_ListenResponse: Sendable {
     set {responseType = .filter(newValue)}
   }
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_ResponseType: Equatable, Sendable {
+  public nonisolated enum OneOf_ResponseType: Equatable, Sendable {
     case targetChange(Google_Firestore_V1_TargetChange)
     case documentChange(Google_Firestore_V1_DocumentChange)
     case documentDelete(Google_Firestore_V1_DocumentDelete)
@@ -1034,18 +1034,18 @@ nonisolated struct Google_Firestore_V1_ListenResponse: Sendable {
 
   }
 
-  init() {}
+  public init() {}
 }
 
 /// What a Listen client wants to watch.
-nonisolated struct Google_Firestore_V1_Target: Sendable {
+public nonisolated struct Google_Firestore_V1_Target: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var targetType: Google_Firestore_V1_Target.OneOf_TargetType? = nil
+  public var targetType: Google_Firestore_V1_Target.OneOf_TargetType? = nil
 
-  var query: Google_Firestore_V1_Target.QueryTarget {
+  public var query: Google_Firestore_V1_Target.QueryTarget {
     get {
       if case .query(let v)? = targetType {return v}
       return Google_Firestore_V1_Target.QueryTarget()
@@ -1053,7 +1053,7 @@ nonisolated struct Google_Firestore_V1_Target: Sendable {
     set {targetType = .query(newValue)}
   }
 
-  var documents: Google_Firestore_V1_Target.DocumentsTarget {
+  public var documents: Google_Firestore_V1_Target.DocumentsTarget {
     get {
       if case .documents(let v)? = targetType {return v}
       return Google_Firestore_V1_Target.DocumentsTarget()
@@ -1061,9 +1061,9 @@ nonisolated struct Google_Firestore_V1_Target: Sendable {
     set {targetType = .documents(newValue)}
   }
 
-  var resumeType: Google_Firestore_V1_Target.OneOf_ResumeType? = nil
+  public var resumeType: Google_Firestore_V1_Target.OneOf_ResumeType? = nil
 
-  var resumeToken: Data {
+  public var resumeToken: Data {
     get {
       if case .resumeToken(let v)? = resumeType {return v}
       return Data()
@@ -1071,7 +1071,7 @@ nonisolated struct Google_Firestore_V1_Target: Sendable {
     set {resumeType = .resumeToken(newValue)}
   }
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {
       if case .readTime(let v)? = resumeType {return v}
       return SwiftProtobuf.Google_Protobuf_Timestamp()
@@ -1079,57 +1079,57 @@ nonisolated struct Google_Firestore_V1_Target: Sendable {
     set {resumeType = .readTime(newValue)}
   }
 
-  var targetID: Int32 = 0
+  public var targetID: Int32 = 0
 
   /// Remove the target once it is current and consistent.
-  var once: Bool = false
+  public var once: Bool = false
 
   /// Documents the client had for this target at resume time (for existence filters).
-  var expectedCount: SwiftProtobuf.Google_Protobuf_Int32Value {
+  public var expectedCount: SwiftProtobuf.Google_Protobuf_Int32Value {
     get {_expectedCount ?? SwiftProtobuf.Google_Protobuf_Int32Value()}
     set {_expectedCount = newValue}
   }
   /// Returns true if `expectedCount` has been explicitly set.
-  var hasExpectedCount: Bool {self._expectedCount != nil}
+  public var hasExpectedCount: Bool {self._expectedCount != nil}
   /// Clears the value of `expectedCount`. Subsequent reads from it will return its default value.
-  mutating func clearExpectedCount() {self._expectedCount = nil}
+  public mutating func clearExpectedCount() {self._expectedCount = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_TargetType: Equatable, Sendable {
+  public nonisolated enum OneOf_TargetType: Equatable, Sendable {
     case query(Google_Firestore_V1_Target.QueryTarget)
     case documents(Google_Firestore_V1_Target.DocumentsTarget)
 
   }
 
-  nonisolated enum OneOf_ResumeType: Equatable, Sendable {
+  public nonisolated enum OneOf_ResumeType: Equatable, Sendable {
     case resumeToken(Data)
     case readTime(SwiftProtobuf.Google_Protobuf_Timestamp)
 
   }
 
-  nonisolated struct DocumentsTarget: Sendable {
+  public nonisolated struct DocumentsTarget: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var documents: [String] = []
+    public var documents: [String] = []
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    init() {}
+    public init() {}
   }
 
-  nonisolated struct QueryTarget: Sendable {
+  public nonisolated struct QueryTarget: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
     // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
     // methods supported on all messages.
 
-    var parent: String = String()
+    public var parent: String = String()
 
-    var queryType: Google_Firestore_V1_Target.QueryTarget.OneOf_QueryType? = nil
+    public var queryType: Google_Firestore_V1_Target.QueryTarget.OneOf_QueryType? = nil
 
-    var structuredQuery: Google_Firestore_V1_StructuredQuery {
+    public var structuredQuery: Google_Firestore_V1_StructuredQuery {
       get {
         if case .structuredQuery(let v)? = queryType {return v}
         return Google_Firestore_V1_StructuredQuery()
@@ -1137,55 +1137,55 @@ nonisolated struct Google_Firestore_V1_Target: Sendable {
       set {queryType = .structuredQuery(newValue)}
     }
 
-    var unknownFields = SwiftProtobuf.UnknownStorage()
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-    nonisolated enum OneOf_QueryType: Equatable, Sendable {
+    public nonisolated enum OneOf_QueryType: Equatable, Sendable {
       case structuredQuery(Google_Firestore_V1_StructuredQuery)
 
     }
 
-    init() {}
+    public init() {}
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _expectedCount: SwiftProtobuf.Google_Protobuf_Int32Value? = nil
 }
 
-nonisolated struct Google_Firestore_V1_TargetChange: Sendable {
+public nonisolated struct Google_Firestore_V1_TargetChange: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var targetChangeType: Google_Firestore_V1_TargetChange.TargetChangeType = .noChange
+  public var targetChangeType: Google_Firestore_V1_TargetChange.TargetChangeType = .noChange
 
   /// Empty: the change applies to all targets (a global snapshot marker).
-  var targetIds: [Int32] = []
+  public var targetIds: [Int32] = []
 
-  var cause: Google_Rpc_Status {
+  public var cause: Google_Rpc_Status {
     get {_cause ?? Google_Rpc_Status()}
     set {_cause = newValue}
   }
   /// Returns true if `cause` has been explicitly set.
-  var hasCause: Bool {self._cause != nil}
+  public var hasCause: Bool {self._cause != nil}
   /// Clears the value of `cause`. Subsequent reads from it will return its default value.
-  mutating func clearCause() {self._cause = nil}
+  public mutating func clearCause() {self._cause = nil}
 
-  var resumeToken: Data = Data()
+  public var resumeToken: Data = Data()
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_readTime ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_readTime = newValue}
   }
   /// Returns true if `readTime` has been explicitly set.
-  var hasReadTime: Bool {self._readTime != nil}
+  public var hasReadTime: Bool {self._readTime != nil}
   /// Clears the value of `readTime`. Subsequent reads from it will return its default value.
-  mutating func clearReadTime() {self._readTime = nil}
+  public mutating func clearReadTime() {self._readTime = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum TargetChangeType: SwiftProtobuf.Enum, Swift.CaseIterable {
-    typealias RawValue = Int
+  public nonisolated enum TargetChangeType: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
     case noChange // = 0
     case add // = 1
     case remove // = 2
@@ -1193,11 +1193,11 @@ nonisolated struct Google_Firestore_V1_TargetChange: Sendable {
     case reset // = 4
     case UNRECOGNIZED(Int)
 
-    init() {
+    public init() {
       self = .noChange
     }
 
-    init?(rawValue: Int) {
+    public init?(rawValue: Int) {
       switch rawValue {
       case 0: self = .noChange
       case 1: self = .add
@@ -1208,7 +1208,7 @@ nonisolated struct Google_Firestore_V1_TargetChange: Sendable {
       }
     }
 
-    var rawValue: Int {
+    public var rawValue: Int {
       switch self {
       case .noChange: return 0
       case .add: return 1
@@ -1220,7 +1220,7 @@ nonisolated struct Google_Firestore_V1_TargetChange: Sendable {
     }
 
     // The compiler won't synthesize support with the UNRECOGNIZED case.
-    static let allCases: [Google_Firestore_V1_TargetChange.TargetChangeType] = [
+    public static let allCases: [Google_Firestore_V1_TargetChange.TargetChangeType] = [
       .noChange,
       .add,
       .remove,
@@ -1230,26 +1230,26 @@ nonisolated struct Google_Firestore_V1_TargetChange: Sendable {
 
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _cause: Google_Rpc_Status? = nil
   fileprivate var _readTime: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
 }
 
-nonisolated struct Google_Firestore_V1_ListCollectionIdsRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_ListCollectionIdsRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var parent: String = String()
+  public var parent: String = String()
 
-  var pageSize: Int32 = 0
+  public var pageSize: Int32 = 0
 
-  var pageToken: String = String()
+  public var pageToken: String = String()
 
-  var consistencySelector: Google_Firestore_V1_ListCollectionIdsRequest.OneOf_ConsistencySelector? = nil
+  public var consistencySelector: Google_Firestore_V1_ListCollectionIdsRequest.OneOf_ConsistencySelector? = nil
 
-  var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
+  public var readTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {
       if case .readTime(let v)? = consistencySelector {return v}
       return SwiftProtobuf.Google_Protobuf_Timestamp()
@@ -1257,81 +1257,81 @@ nonisolated struct Google_Firestore_V1_ListCollectionIdsRequest: Sendable {
     set {consistencySelector = .readTime(newValue)}
   }
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
+  public nonisolated enum OneOf_ConsistencySelector: Equatable, Sendable {
     case readTime(SwiftProtobuf.Google_Protobuf_Timestamp)
 
   }
 
-  init() {}
+  public init() {}
 
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_ListCollectionIdsResponse: Sendable {
+public nonisolated struct Google_Firestore_V1_ListCollectionIdsResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var collectionIds: [String] = []
+  public var collectionIds: [String] = []
 
-  var nextPageToken: String = String()
+  public var nextPageToken: String = String()
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 }
 
-nonisolated struct Google_Firestore_V1_BatchWriteRequest: Sendable {
+public nonisolated struct Google_Firestore_V1_BatchWriteRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var database: String = String()
+  public var database: String = String()
 
-  var writes: [Google_Firestore_V1_Write] = []
+  public var writes: [Google_Firestore_V1_Write] = []
 
-  var labels: Dictionary<String,String> = [:]
+  public var labels: Dictionary<String,String> = [:]
 
-  var requestOptions: Google_Firestore_V1_RequestOptions {
+  public var requestOptions: Google_Firestore_V1_RequestOptions {
     get {_requestOptions ?? Google_Firestore_V1_RequestOptions()}
     set {_requestOptions = newValue}
   }
   /// Returns true if `requestOptions` has been explicitly set.
-  var hasRequestOptions: Bool {self._requestOptions != nil}
+  public var hasRequestOptions: Bool {self._requestOptions != nil}
   /// Clears the value of `requestOptions`. Subsequent reads from it will return its default value.
-  mutating func clearRequestOptions() {self._requestOptions = nil}
+  public mutating func clearRequestOptions() {self._requestOptions = nil}
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _requestOptions: Google_Firestore_V1_RequestOptions? = nil
 }
 
-nonisolated struct Google_Firestore_V1_BatchWriteResponse: Sendable {
+public nonisolated struct Google_Firestore_V1_BatchWriteResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var writeResults: [Google_Firestore_V1_WriteResult] = []
+  public var writeResults: [Google_Firestore_V1_WriteResult] = []
 
   /// One per write, in order.
-  var status: [Google_Rpc_Status] = []
+  public var status: [Google_Rpc_Status] = []
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -1339,10 +1339,10 @@ nonisolated struct Google_Firestore_V1_BatchWriteResponse: Sendable {
 fileprivate nonisolated let _protobuf_package = "google.firestore.v1"
 
 nonisolated extension Google_Firestore_V1_GetDocumentRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".GetDocumentRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}mask\0\u{1}transaction\0\u{4}\u{2}read_time\0\u{4}\u{5}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".GetDocumentRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}mask\0\u{1}transaction\0\u{4}\u{2}read_time\0\u{4}\u{5}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1377,7 +1377,7 @@ nonisolated extension Google_Firestore_V1_GetDocumentRequest: SwiftProtobuf.Mess
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1405,7 +1405,7 @@ nonisolated extension Google_Firestore_V1_GetDocumentRequest: SwiftProtobuf.Mess
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_GetDocumentRequest, rhs: Google_Firestore_V1_GetDocumentRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_GetDocumentRequest, rhs: Google_Firestore_V1_GetDocumentRequest) -> Bool {
     if lhs.name != rhs.name {return false}
     if lhs._mask != rhs._mask {return false}
     if lhs.consistencySelector != rhs.consistencySelector {return false}
@@ -1416,10 +1416,10 @@ nonisolated extension Google_Firestore_V1_GetDocumentRequest: SwiftProtobuf.Mess
 }
 
 nonisolated extension Google_Firestore_V1_ListDocumentsRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".ListDocumentsRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}collection_id\0\u{3}page_size\0\u{3}page_token\0\u{4}\u{2}order_by\0\u{1}mask\0\u{1}transaction\0\u{4}\u{2}read_time\0\u{4}\u{2}show_missing\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".ListDocumentsRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}collection_id\0\u{3}page_size\0\u{3}page_token\0\u{4}\u{2}order_by\0\u{1}mask\0\u{1}transaction\0\u{4}\u{2}read_time\0\u{4}\u{2}show_missing\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1459,7 +1459,7 @@ nonisolated extension Google_Firestore_V1_ListDocumentsRequest: SwiftProtobuf.Me
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1502,7 +1502,7 @@ nonisolated extension Google_Firestore_V1_ListDocumentsRequest: SwiftProtobuf.Me
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_ListDocumentsRequest, rhs: Google_Firestore_V1_ListDocumentsRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_ListDocumentsRequest, rhs: Google_Firestore_V1_ListDocumentsRequest) -> Bool {
     if lhs.parent != rhs.parent {return false}
     if lhs.collectionID != rhs.collectionID {return false}
     if lhs.pageSize != rhs.pageSize {return false}
@@ -1518,10 +1518,10 @@ nonisolated extension Google_Firestore_V1_ListDocumentsRequest: SwiftProtobuf.Me
 }
 
 nonisolated extension Google_Firestore_V1_ListDocumentsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".ListDocumentsResponse"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}documents\0\u{3}next_page_token\0")
+  public static let protoMessageName: String = _protobuf_package + ".ListDocumentsResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}documents\0\u{3}next_page_token\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1534,7 +1534,7 @@ nonisolated extension Google_Firestore_V1_ListDocumentsResponse: SwiftProtobuf.M
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.documents.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.documents, fieldNumber: 1)
     }
@@ -1544,7 +1544,7 @@ nonisolated extension Google_Firestore_V1_ListDocumentsResponse: SwiftProtobuf.M
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_ListDocumentsResponse, rhs: Google_Firestore_V1_ListDocumentsResponse) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_ListDocumentsResponse, rhs: Google_Firestore_V1_ListDocumentsResponse) -> Bool {
     if lhs.documents != rhs.documents {return false}
     if lhs.nextPageToken != rhs.nextPageToken {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -1553,10 +1553,10 @@ nonisolated extension Google_Firestore_V1_ListDocumentsResponse: SwiftProtobuf.M
 }
 
 nonisolated extension Google_Firestore_V1_CreateDocumentRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".CreateDocumentRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}collection_id\0\u{3}document_id\0\u{1}document\0\u{1}mask\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".CreateDocumentRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}collection_id\0\u{3}document_id\0\u{1}document\0\u{1}mask\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1573,7 +1573,7 @@ nonisolated extension Google_Firestore_V1_CreateDocumentRequest: SwiftProtobuf.M
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1599,7 +1599,7 @@ nonisolated extension Google_Firestore_V1_CreateDocumentRequest: SwiftProtobuf.M
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_CreateDocumentRequest, rhs: Google_Firestore_V1_CreateDocumentRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_CreateDocumentRequest, rhs: Google_Firestore_V1_CreateDocumentRequest) -> Bool {
     if lhs.parent != rhs.parent {return false}
     if lhs.collectionID != rhs.collectionID {return false}
     if lhs.documentID != rhs.documentID {return false}
@@ -1612,10 +1612,10 @@ nonisolated extension Google_Firestore_V1_CreateDocumentRequest: SwiftProtobuf.M
 }
 
 nonisolated extension Google_Firestore_V1_UpdateDocumentRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".UpdateDocumentRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}document\0\u{3}update_mask\0\u{1}mask\0\u{3}current_document\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".UpdateDocumentRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}document\0\u{3}update_mask\0\u{1}mask\0\u{3}current_document\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1631,7 +1631,7 @@ nonisolated extension Google_Firestore_V1_UpdateDocumentRequest: SwiftProtobuf.M
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1654,7 +1654,7 @@ nonisolated extension Google_Firestore_V1_UpdateDocumentRequest: SwiftProtobuf.M
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_UpdateDocumentRequest, rhs: Google_Firestore_V1_UpdateDocumentRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_UpdateDocumentRequest, rhs: Google_Firestore_V1_UpdateDocumentRequest) -> Bool {
     if lhs._document != rhs._document {return false}
     if lhs._updateMask != rhs._updateMask {return false}
     if lhs._mask != rhs._mask {return false}
@@ -1666,10 +1666,10 @@ nonisolated extension Google_Firestore_V1_UpdateDocumentRequest: SwiftProtobuf.M
 }
 
 nonisolated extension Google_Firestore_V1_DeleteDocumentRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".DeleteDocumentRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{3}current_document\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".DeleteDocumentRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{3}current_document\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1683,7 +1683,7 @@ nonisolated extension Google_Firestore_V1_DeleteDocumentRequest: SwiftProtobuf.M
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1700,7 +1700,7 @@ nonisolated extension Google_Firestore_V1_DeleteDocumentRequest: SwiftProtobuf.M
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_DeleteDocumentRequest, rhs: Google_Firestore_V1_DeleteDocumentRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_DeleteDocumentRequest, rhs: Google_Firestore_V1_DeleteDocumentRequest) -> Bool {
     if lhs.name != rhs.name {return false}
     if lhs._currentDocument != rhs._currentDocument {return false}
     if lhs._requestOptions != rhs._requestOptions {return false}
@@ -1710,10 +1710,10 @@ nonisolated extension Google_Firestore_V1_DeleteDocumentRequest: SwiftProtobuf.M
 }
 
 nonisolated extension Google_Firestore_V1_BatchGetDocumentsRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".BatchGetDocumentsRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{1}documents\0\u{1}mask\0\u{1}transaction\0\u{3}new_transaction\0\u{4}\u{2}read_time\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".BatchGetDocumentsRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{1}documents\0\u{1}mask\0\u{1}transaction\0\u{3}new_transaction\0\u{4}\u{2}read_time\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1762,7 +1762,7 @@ nonisolated extension Google_Firestore_V1_BatchGetDocumentsRequest: SwiftProtobu
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1797,7 +1797,7 @@ nonisolated extension Google_Firestore_V1_BatchGetDocumentsRequest: SwiftProtobu
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_BatchGetDocumentsRequest, rhs: Google_Firestore_V1_BatchGetDocumentsRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_BatchGetDocumentsRequest, rhs: Google_Firestore_V1_BatchGetDocumentsRequest) -> Bool {
     if lhs.database != rhs.database {return false}
     if lhs.documents != rhs.documents {return false}
     if lhs._mask != rhs._mask {return false}
@@ -1809,10 +1809,10 @@ nonisolated extension Google_Firestore_V1_BatchGetDocumentsRequest: SwiftProtobu
 }
 
 nonisolated extension Google_Firestore_V1_BatchGetDocumentsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".BatchGetDocumentsResponse"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}found\0\u{1}missing\0\u{1}transaction\0\u{3}read_time\0")
+  public static let protoMessageName: String = _protobuf_package + ".BatchGetDocumentsResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}found\0\u{1}missing\0\u{1}transaction\0\u{3}read_time\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1846,7 +1846,7 @@ nonisolated extension Google_Firestore_V1_BatchGetDocumentsResponse: SwiftProtob
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1871,7 +1871,7 @@ nonisolated extension Google_Firestore_V1_BatchGetDocumentsResponse: SwiftProtob
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_BatchGetDocumentsResponse, rhs: Google_Firestore_V1_BatchGetDocumentsResponse) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_BatchGetDocumentsResponse, rhs: Google_Firestore_V1_BatchGetDocumentsResponse) -> Bool {
     if lhs.result != rhs.result {return false}
     if lhs.transaction != rhs.transaction {return false}
     if lhs._readTime != rhs._readTime {return false}
@@ -1881,10 +1881,10 @@ nonisolated extension Google_Firestore_V1_BatchGetDocumentsResponse: SwiftProtob
 }
 
 nonisolated extension Google_Firestore_V1_BeginTransactionRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".BeginTransactionRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{1}options\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".BeginTransactionRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{1}options\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1898,7 +1898,7 @@ nonisolated extension Google_Firestore_V1_BeginTransactionRequest: SwiftProtobuf
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1915,7 +1915,7 @@ nonisolated extension Google_Firestore_V1_BeginTransactionRequest: SwiftProtobuf
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_BeginTransactionRequest, rhs: Google_Firestore_V1_BeginTransactionRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_BeginTransactionRequest, rhs: Google_Firestore_V1_BeginTransactionRequest) -> Bool {
     if lhs.database != rhs.database {return false}
     if lhs._options != rhs._options {return false}
     if lhs._requestOptions != rhs._requestOptions {return false}
@@ -1925,10 +1925,10 @@ nonisolated extension Google_Firestore_V1_BeginTransactionRequest: SwiftProtobuf
 }
 
 nonisolated extension Google_Firestore_V1_BeginTransactionResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".BeginTransactionResponse"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}transaction\0")
+  public static let protoMessageName: String = _protobuf_package + ".BeginTransactionResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}transaction\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1940,14 +1940,14 @@ nonisolated extension Google_Firestore_V1_BeginTransactionResponse: SwiftProtobu
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.transaction.isEmpty {
       try visitor.visitSingularBytesField(value: self.transaction, fieldNumber: 1)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_BeginTransactionResponse, rhs: Google_Firestore_V1_BeginTransactionResponse) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_BeginTransactionResponse, rhs: Google_Firestore_V1_BeginTransactionResponse) -> Bool {
     if lhs.transaction != rhs.transaction {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -1955,10 +1955,10 @@ nonisolated extension Google_Firestore_V1_BeginTransactionResponse: SwiftProtobu
 }
 
 nonisolated extension Google_Firestore_V1_CommitRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".CommitRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{1}writes\0\u{1}transaction\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".CommitRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{1}writes\0\u{1}transaction\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1973,7 +1973,7 @@ nonisolated extension Google_Firestore_V1_CommitRequest: SwiftProtobuf.Message, 
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1993,7 +1993,7 @@ nonisolated extension Google_Firestore_V1_CommitRequest: SwiftProtobuf.Message, 
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_CommitRequest, rhs: Google_Firestore_V1_CommitRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_CommitRequest, rhs: Google_Firestore_V1_CommitRequest) -> Bool {
     if lhs.database != rhs.database {return false}
     if lhs.writes != rhs.writes {return false}
     if lhs.transaction != rhs.transaction {return false}
@@ -2004,10 +2004,10 @@ nonisolated extension Google_Firestore_V1_CommitRequest: SwiftProtobuf.Message, 
 }
 
 nonisolated extension Google_Firestore_V1_CommitResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".CommitResponse"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}write_results\0\u{3}commit_time\0")
+  public static let protoMessageName: String = _protobuf_package + ".CommitResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}write_results\0\u{3}commit_time\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2020,7 +2020,7 @@ nonisolated extension Google_Firestore_V1_CommitResponse: SwiftProtobuf.Message,
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2034,7 +2034,7 @@ nonisolated extension Google_Firestore_V1_CommitResponse: SwiftProtobuf.Message,
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_CommitResponse, rhs: Google_Firestore_V1_CommitResponse) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_CommitResponse, rhs: Google_Firestore_V1_CommitResponse) -> Bool {
     if lhs.writeResults != rhs.writeResults {return false}
     if lhs._commitTime != rhs._commitTime {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -2043,10 +2043,10 @@ nonisolated extension Google_Firestore_V1_CommitResponse: SwiftProtobuf.Message,
 }
 
 nonisolated extension Google_Firestore_V1_RollbackRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".RollbackRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{1}transaction\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".RollbackRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{1}transaction\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2060,7 +2060,7 @@ nonisolated extension Google_Firestore_V1_RollbackRequest: SwiftProtobuf.Message
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2077,7 +2077,7 @@ nonisolated extension Google_Firestore_V1_RollbackRequest: SwiftProtobuf.Message
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_RollbackRequest, rhs: Google_Firestore_V1_RollbackRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_RollbackRequest, rhs: Google_Firestore_V1_RollbackRequest) -> Bool {
     if lhs.database != rhs.database {return false}
     if lhs.transaction != rhs.transaction {return false}
     if lhs._requestOptions != rhs._requestOptions {return false}
@@ -2087,10 +2087,10 @@ nonisolated extension Google_Firestore_V1_RollbackRequest: SwiftProtobuf.Message
 }
 
 nonisolated extension Google_Firestore_V1_RunQueryRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".RunQueryRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}structured_query\0\u{2}\u{3}transaction\0\u{3}new_transaction\0\u{3}read_time\0\u{4}\u{3}explain_options\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".RunQueryRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}structured_query\0\u{2}\u{3}transaction\0\u{3}new_transaction\0\u{3}read_time\0\u{4}\u{3}explain_options\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2151,7 +2151,7 @@ nonisolated extension Google_Firestore_V1_RunQueryRequest: SwiftProtobuf.Message
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2186,7 +2186,7 @@ nonisolated extension Google_Firestore_V1_RunQueryRequest: SwiftProtobuf.Message
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_RunQueryRequest, rhs: Google_Firestore_V1_RunQueryRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_RunQueryRequest, rhs: Google_Firestore_V1_RunQueryRequest) -> Bool {
     if lhs.parent != rhs.parent {return false}
     if lhs.queryType != rhs.queryType {return false}
     if lhs.consistencySelector != rhs.consistencySelector {return false}
@@ -2198,10 +2198,10 @@ nonisolated extension Google_Firestore_V1_RunQueryRequest: SwiftProtobuf.Message
 }
 
 nonisolated extension Google_Firestore_V1_RunQueryResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".RunQueryResponse"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}document\0\u{1}transaction\0\u{3}read_time\0\u{3}skipped_results\0\u{2}\u{2}done\0\u{b}explain_metrics\0\u{c}\u{b}\u{1}")
+  public static let protoMessageName: String = _protobuf_package + ".RunQueryResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}document\0\u{1}transaction\0\u{3}read_time\0\u{3}skipped_results\0\u{2}\u{2}done\0\u{b}explain_metrics\0\u{c}\u{b}\u{1}")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2224,7 +2224,7 @@ nonisolated extension Google_Firestore_V1_RunQueryResponse: SwiftProtobuf.Messag
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2247,7 +2247,7 @@ nonisolated extension Google_Firestore_V1_RunQueryResponse: SwiftProtobuf.Messag
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_RunQueryResponse, rhs: Google_Firestore_V1_RunQueryResponse) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_RunQueryResponse, rhs: Google_Firestore_V1_RunQueryResponse) -> Bool {
     if lhs.transaction != rhs.transaction {return false}
     if lhs._document != rhs._document {return false}
     if lhs._readTime != rhs._readTime {return false}
@@ -2259,10 +2259,10 @@ nonisolated extension Google_Firestore_V1_RunQueryResponse: SwiftProtobuf.Messag
 }
 
 nonisolated extension Google_Firestore_V1_RunAggregationQueryRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".RunAggregationQueryRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}structured_aggregation_query\0\u{2}\u{2}transaction\0\u{3}new_transaction\0\u{3}read_time\0\u{4}\u{2}explain_options\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".RunAggregationQueryRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}structured_aggregation_query\0\u{2}\u{2}transaction\0\u{3}new_transaction\0\u{3}read_time\0\u{4}\u{2}explain_options\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2323,7 +2323,7 @@ nonisolated extension Google_Firestore_V1_RunAggregationQueryRequest: SwiftProto
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2358,7 +2358,7 @@ nonisolated extension Google_Firestore_V1_RunAggregationQueryRequest: SwiftProto
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_RunAggregationQueryRequest, rhs: Google_Firestore_V1_RunAggregationQueryRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_RunAggregationQueryRequest, rhs: Google_Firestore_V1_RunAggregationQueryRequest) -> Bool {
     if lhs.parent != rhs.parent {return false}
     if lhs.queryType != rhs.queryType {return false}
     if lhs.consistencySelector != rhs.consistencySelector {return false}
@@ -2370,10 +2370,10 @@ nonisolated extension Google_Firestore_V1_RunAggregationQueryRequest: SwiftProto
 }
 
 nonisolated extension Google_Firestore_V1_RunAggregationQueryResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".RunAggregationQueryResponse"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}result\0\u{1}transaction\0\u{3}read_time\0\u{b}explain_metrics\0\u{c}\u{a}\u{1}")
+  public static let protoMessageName: String = _protobuf_package + ".RunAggregationQueryResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}result\0\u{1}transaction\0\u{3}read_time\0\u{b}explain_metrics\0\u{c}\u{a}\u{1}")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2387,7 +2387,7 @@ nonisolated extension Google_Firestore_V1_RunAggregationQueryResponse: SwiftProt
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2404,7 +2404,7 @@ nonisolated extension Google_Firestore_V1_RunAggregationQueryResponse: SwiftProt
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_RunAggregationQueryResponse, rhs: Google_Firestore_V1_RunAggregationQueryResponse) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_RunAggregationQueryResponse, rhs: Google_Firestore_V1_RunAggregationQueryResponse) -> Bool {
     if lhs._result != rhs._result {return false}
     if lhs.transaction != rhs.transaction {return false}
     if lhs._readTime != rhs._readTime {return false}
@@ -2414,10 +2414,10 @@ nonisolated extension Google_Firestore_V1_RunAggregationQueryResponse: SwiftProt
 }
 
 nonisolated extension Google_Firestore_V1_PartitionQueryRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".PartitionQueryRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}structured_query\0\u{3}partition_count\0\u{3}page_token\0\u{3}page_size\0\u{3}read_time\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".PartitionQueryRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}structured_query\0\u{3}partition_count\0\u{3}page_token\0\u{3}page_size\0\u{3}read_time\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2459,7 +2459,7 @@ nonisolated extension Google_Firestore_V1_PartitionQueryRequest: SwiftProtobuf.M
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2488,7 +2488,7 @@ nonisolated extension Google_Firestore_V1_PartitionQueryRequest: SwiftProtobuf.M
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_PartitionQueryRequest, rhs: Google_Firestore_V1_PartitionQueryRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_PartitionQueryRequest, rhs: Google_Firestore_V1_PartitionQueryRequest) -> Bool {
     if lhs.parent != rhs.parent {return false}
     if lhs.queryType != rhs.queryType {return false}
     if lhs.partitionCount != rhs.partitionCount {return false}
@@ -2502,10 +2502,10 @@ nonisolated extension Google_Firestore_V1_PartitionQueryRequest: SwiftProtobuf.M
 }
 
 nonisolated extension Google_Firestore_V1_PartitionQueryResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".PartitionQueryResponse"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}partitions\0\u{3}next_page_token\0")
+  public static let protoMessageName: String = _protobuf_package + ".PartitionQueryResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}partitions\0\u{3}next_page_token\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2518,7 +2518,7 @@ nonisolated extension Google_Firestore_V1_PartitionQueryResponse: SwiftProtobuf.
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.partitions.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.partitions, fieldNumber: 1)
     }
@@ -2528,7 +2528,7 @@ nonisolated extension Google_Firestore_V1_PartitionQueryResponse: SwiftProtobuf.
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_PartitionQueryResponse, rhs: Google_Firestore_V1_PartitionQueryResponse) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_PartitionQueryResponse, rhs: Google_Firestore_V1_PartitionQueryResponse) -> Bool {
     if lhs.partitions != rhs.partitions {return false}
     if lhs.nextPageToken != rhs.nextPageToken {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -2537,10 +2537,10 @@ nonisolated extension Google_Firestore_V1_PartitionQueryResponse: SwiftProtobuf.
 }
 
 nonisolated extension Google_Firestore_V1_WriteRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".WriteRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{3}stream_id\0\u{1}writes\0\u{3}stream_token\0\u{1}labels\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".WriteRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{3}stream_id\0\u{1}writes\0\u{3}stream_token\0\u{1}labels\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2557,7 +2557,7 @@ nonisolated extension Google_Firestore_V1_WriteRequest: SwiftProtobuf.Message, S
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2583,7 +2583,7 @@ nonisolated extension Google_Firestore_V1_WriteRequest: SwiftProtobuf.Message, S
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_WriteRequest, rhs: Google_Firestore_V1_WriteRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_WriteRequest, rhs: Google_Firestore_V1_WriteRequest) -> Bool {
     if lhs.database != rhs.database {return false}
     if lhs.streamID != rhs.streamID {return false}
     if lhs.writes != rhs.writes {return false}
@@ -2596,10 +2596,10 @@ nonisolated extension Google_Firestore_V1_WriteRequest: SwiftProtobuf.Message, S
 }
 
 nonisolated extension Google_Firestore_V1_WriteResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".WriteResponse"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}stream_id\0\u{3}stream_token\0\u{3}write_results\0\u{3}commit_time\0")
+  public static let protoMessageName: String = _protobuf_package + ".WriteResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}stream_id\0\u{3}stream_token\0\u{3}write_results\0\u{3}commit_time\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2614,7 +2614,7 @@ nonisolated extension Google_Firestore_V1_WriteResponse: SwiftProtobuf.Message, 
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2634,7 +2634,7 @@ nonisolated extension Google_Firestore_V1_WriteResponse: SwiftProtobuf.Message, 
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_WriteResponse, rhs: Google_Firestore_V1_WriteResponse) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_WriteResponse, rhs: Google_Firestore_V1_WriteResponse) -> Bool {
     if lhs.streamID != rhs.streamID {return false}
     if lhs.streamToken != rhs.streamToken {return false}
     if lhs.writeResults != rhs.writeResults {return false}
@@ -2645,10 +2645,10 @@ nonisolated extension Google_Firestore_V1_WriteResponse: SwiftProtobuf.Message, 
 }
 
 nonisolated extension Google_Firestore_V1_ListenRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".ListenRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{3}add_target\0\u{3}remove_target\0\u{1}labels\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".ListenRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{3}add_target\0\u{3}remove_target\0\u{1}labels\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2683,7 +2683,7 @@ nonisolated extension Google_Firestore_V1_ListenRequest: SwiftProtobuf.Message, 
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2711,7 +2711,7 @@ nonisolated extension Google_Firestore_V1_ListenRequest: SwiftProtobuf.Message, 
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_ListenRequest, rhs: Google_Firestore_V1_ListenRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_ListenRequest, rhs: Google_Firestore_V1_ListenRequest) -> Bool {
     if lhs.database != rhs.database {return false}
     if lhs.targetChange != rhs.targetChange {return false}
     if lhs.labels != rhs.labels {return false}
@@ -2722,10 +2722,10 @@ nonisolated extension Google_Firestore_V1_ListenRequest: SwiftProtobuf.Message, 
 }
 
 nonisolated extension Google_Firestore_V1_ListenResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".ListenResponse"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\u{2}target_change\0\u{3}document_change\0\u{3}document_delete\0\u{1}filter\0\u{3}document_remove\0")
+  public static let protoMessageName: String = _protobuf_package + ".ListenResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\u{2}target_change\0\u{3}document_change\0\u{3}document_delete\0\u{1}filter\0\u{3}document_remove\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2801,7 +2801,7 @@ nonisolated extension Google_Firestore_V1_ListenResponse: SwiftProtobuf.Message,
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2832,7 +2832,7 @@ nonisolated extension Google_Firestore_V1_ListenResponse: SwiftProtobuf.Message,
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_ListenResponse, rhs: Google_Firestore_V1_ListenResponse) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_ListenResponse, rhs: Google_Firestore_V1_ListenResponse) -> Bool {
     if lhs.responseType != rhs.responseType {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -2840,10 +2840,10 @@ nonisolated extension Google_Firestore_V1_ListenResponse: SwiftProtobuf.Message,
 }
 
 nonisolated extension Google_Firestore_V1_Target: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".Target"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\u{2}query\0\u{1}documents\0\u{3}resume_token\0\u{3}target_id\0\u{1}once\0\u{4}\u{5}read_time\0\u{3}expected_count\0")
+  public static let protoMessageName: String = _protobuf_package + ".Target"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\u{2}query\0\u{1}documents\0\u{3}resume_token\0\u{3}target_id\0\u{1}once\0\u{4}\u{5}read_time\0\u{3}expected_count\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2904,7 +2904,7 @@ nonisolated extension Google_Firestore_V1_Target: SwiftProtobuf.Message, SwiftPr
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2938,7 +2938,7 @@ nonisolated extension Google_Firestore_V1_Target: SwiftProtobuf.Message, SwiftPr
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_Target, rhs: Google_Firestore_V1_Target) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_Target, rhs: Google_Firestore_V1_Target) -> Bool {
     if lhs.targetType != rhs.targetType {return false}
     if lhs.resumeType != rhs.resumeType {return false}
     if lhs.targetID != rhs.targetID {return false}
@@ -2950,10 +2950,10 @@ nonisolated extension Google_Firestore_V1_Target: SwiftProtobuf.Message, SwiftPr
 }
 
 nonisolated extension Google_Firestore_V1_Target.DocumentsTarget: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_Target.protoMessageName + ".DocumentsTarget"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\u{2}documents\0")
+  public static let protoMessageName: String = Google_Firestore_V1_Target.protoMessageName + ".DocumentsTarget"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\u{2}documents\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2965,14 +2965,14 @@ nonisolated extension Google_Firestore_V1_Target.DocumentsTarget: SwiftProtobuf.
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.documents.isEmpty {
       try visitor.visitRepeatedStringField(value: self.documents, fieldNumber: 2)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_Target.DocumentsTarget, rhs: Google_Firestore_V1_Target.DocumentsTarget) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_Target.DocumentsTarget, rhs: Google_Firestore_V1_Target.DocumentsTarget) -> Bool {
     if lhs.documents != rhs.documents {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -2980,10 +2980,10 @@ nonisolated extension Google_Firestore_V1_Target.DocumentsTarget: SwiftProtobuf.
 }
 
 nonisolated extension Google_Firestore_V1_Target.QueryTarget: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = Google_Firestore_V1_Target.protoMessageName + ".QueryTarget"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}structured_query\0")
+  public static let protoMessageName: String = Google_Firestore_V1_Target.protoMessageName + ".QueryTarget"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}structured_query\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3008,7 +3008,7 @@ nonisolated extension Google_Firestore_V1_Target.QueryTarget: SwiftProtobuf.Mess
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -3022,7 +3022,7 @@ nonisolated extension Google_Firestore_V1_Target.QueryTarget: SwiftProtobuf.Mess
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_Target.QueryTarget, rhs: Google_Firestore_V1_Target.QueryTarget) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_Target.QueryTarget, rhs: Google_Firestore_V1_Target.QueryTarget) -> Bool {
     if lhs.parent != rhs.parent {return false}
     if lhs.queryType != rhs.queryType {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -3031,10 +3031,10 @@ nonisolated extension Google_Firestore_V1_Target.QueryTarget: SwiftProtobuf.Mess
 }
 
 nonisolated extension Google_Firestore_V1_TargetChange: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".TargetChange"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}target_change_type\0\u{3}target_ids\0\u{1}cause\0\u{3}resume_token\0\u{4}\u{2}read_time\0")
+  public static let protoMessageName: String = _protobuf_package + ".TargetChange"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}target_change_type\0\u{3}target_ids\0\u{1}cause\0\u{3}resume_token\0\u{4}\u{2}read_time\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3050,7 +3050,7 @@ nonisolated extension Google_Firestore_V1_TargetChange: SwiftProtobuf.Message, S
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -3073,7 +3073,7 @@ nonisolated extension Google_Firestore_V1_TargetChange: SwiftProtobuf.Message, S
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_TargetChange, rhs: Google_Firestore_V1_TargetChange) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_TargetChange, rhs: Google_Firestore_V1_TargetChange) -> Bool {
     if lhs.targetChangeType != rhs.targetChangeType {return false}
     if lhs.targetIds != rhs.targetIds {return false}
     if lhs._cause != rhs._cause {return false}
@@ -3085,14 +3085,14 @@ nonisolated extension Google_Firestore_V1_TargetChange: SwiftProtobuf.Message, S
 }
 
 nonisolated extension Google_Firestore_V1_TargetChange.TargetChangeType: SwiftProtobuf._ProtoNameProviding {
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0NO_CHANGE\0\u{1}ADD\0\u{1}REMOVE\0\u{1}CURRENT\0\u{1}RESET\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0NO_CHANGE\0\u{1}ADD\0\u{1}REMOVE\0\u{1}CURRENT\0\u{1}RESET\0")
 }
 
 nonisolated extension Google_Firestore_V1_ListCollectionIdsRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".ListCollectionIdsRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}page_size\0\u{3}page_token\0\u{3}read_time\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".ListCollectionIdsRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parent\0\u{3}page_size\0\u{3}page_token\0\u{3}read_time\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3120,7 +3120,7 @@ nonisolated extension Google_Firestore_V1_ListCollectionIdsRequest: SwiftProtobu
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -3143,7 +3143,7 @@ nonisolated extension Google_Firestore_V1_ListCollectionIdsRequest: SwiftProtobu
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_ListCollectionIdsRequest, rhs: Google_Firestore_V1_ListCollectionIdsRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_ListCollectionIdsRequest, rhs: Google_Firestore_V1_ListCollectionIdsRequest) -> Bool {
     if lhs.parent != rhs.parent {return false}
     if lhs.pageSize != rhs.pageSize {return false}
     if lhs.pageToken != rhs.pageToken {return false}
@@ -3155,10 +3155,10 @@ nonisolated extension Google_Firestore_V1_ListCollectionIdsRequest: SwiftProtobu
 }
 
 nonisolated extension Google_Firestore_V1_ListCollectionIdsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".ListCollectionIdsResponse"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}collection_ids\0\u{3}next_page_token\0")
+  public static let protoMessageName: String = _protobuf_package + ".ListCollectionIdsResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}collection_ids\0\u{3}next_page_token\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3171,7 +3171,7 @@ nonisolated extension Google_Firestore_V1_ListCollectionIdsResponse: SwiftProtob
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.collectionIds.isEmpty {
       try visitor.visitRepeatedStringField(value: self.collectionIds, fieldNumber: 1)
     }
@@ -3181,7 +3181,7 @@ nonisolated extension Google_Firestore_V1_ListCollectionIdsResponse: SwiftProtob
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_ListCollectionIdsResponse, rhs: Google_Firestore_V1_ListCollectionIdsResponse) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_ListCollectionIdsResponse, rhs: Google_Firestore_V1_ListCollectionIdsResponse) -> Bool {
     if lhs.collectionIds != rhs.collectionIds {return false}
     if lhs.nextPageToken != rhs.nextPageToken {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -3190,10 +3190,10 @@ nonisolated extension Google_Firestore_V1_ListCollectionIdsResponse: SwiftProtob
 }
 
 nonisolated extension Google_Firestore_V1_BatchWriteRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".BatchWriteRequest"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{1}writes\0\u{1}labels\0\u{3}request_options\0")
+  public static let protoMessageName: String = _protobuf_package + ".BatchWriteRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}database\0\u{1}writes\0\u{1}labels\0\u{3}request_options\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3208,7 +3208,7 @@ nonisolated extension Google_Firestore_V1_BatchWriteRequest: SwiftProtobuf.Messa
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -3228,7 +3228,7 @@ nonisolated extension Google_Firestore_V1_BatchWriteRequest: SwiftProtobuf.Messa
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_BatchWriteRequest, rhs: Google_Firestore_V1_BatchWriteRequest) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_BatchWriteRequest, rhs: Google_Firestore_V1_BatchWriteRequest) -> Bool {
     if lhs.database != rhs.database {return false}
     if lhs.writes != rhs.writes {return false}
     if lhs.labels != rhs.labels {return false}
@@ -3239,10 +3239,10 @@ nonisolated extension Google_Firestore_V1_BatchWriteRequest: SwiftProtobuf.Messa
 }
 
 nonisolated extension Google_Firestore_V1_BatchWriteResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".BatchWriteResponse"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}write_results\0\u{1}status\0")
+  public static let protoMessageName: String = _protobuf_package + ".BatchWriteResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}write_results\0\u{1}status\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3255,7 +3255,7 @@ nonisolated extension Google_Firestore_V1_BatchWriteResponse: SwiftProtobuf.Mess
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.writeResults.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.writeResults, fieldNumber: 1)
     }
@@ -3265,7 +3265,7 @@ nonisolated extension Google_Firestore_V1_BatchWriteResponse: SwiftProtobuf.Mess
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_BatchWriteResponse, rhs: Google_Firestore_V1_BatchWriteResponse) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_BatchWriteResponse, rhs: Google_Firestore_V1_BatchWriteResponse) -> Bool {
     if lhs.writeResults != rhs.writeResults {return false}
     if lhs.status != rhs.status {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}

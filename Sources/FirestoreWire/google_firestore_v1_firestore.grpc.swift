@@ -22,221 +22,221 @@ import SwiftProtobuf
 
 /// Namespace containing generated types for the "google.firestore.v1.Firestore" service.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-internal enum Google_Firestore_V1_Firestore: Sendable {
+public enum Google_Firestore_V1_Firestore: Sendable {
     /// Service descriptor for the "google.firestore.v1.Firestore" service.
-    internal static let descriptor = GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore")
+    public static let descriptor = GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore")
     /// Namespace for method metadata.
-    internal enum Method: Sendable {
+    public enum Method: Sendable {
         /// Namespace for "GetDocument" metadata.
-        internal enum GetDocument: Sendable {
+        public enum GetDocument: Sendable {
             /// Request type for "GetDocument".
-            internal typealias Input = Google_Firestore_V1_GetDocumentRequest
+            public typealias Input = Google_Firestore_V1_GetDocumentRequest
             /// Response type for "GetDocument".
-            internal typealias Output = Google_Firestore_V1_Document
+            public typealias Output = Google_Firestore_V1_Document
             /// Descriptor for "GetDocument".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "GetDocument",
                 type: .unary
             )
         }
         /// Namespace for "ListDocuments" metadata.
-        internal enum ListDocuments: Sendable {
+        public enum ListDocuments: Sendable {
             /// Request type for "ListDocuments".
-            internal typealias Input = Google_Firestore_V1_ListDocumentsRequest
+            public typealias Input = Google_Firestore_V1_ListDocumentsRequest
             /// Response type for "ListDocuments".
-            internal typealias Output = Google_Firestore_V1_ListDocumentsResponse
+            public typealias Output = Google_Firestore_V1_ListDocumentsResponse
             /// Descriptor for "ListDocuments".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "ListDocuments",
                 type: .unary
             )
         }
         /// Namespace for "UpdateDocument" metadata.
-        internal enum UpdateDocument: Sendable {
+        public enum UpdateDocument: Sendable {
             /// Request type for "UpdateDocument".
-            internal typealias Input = Google_Firestore_V1_UpdateDocumentRequest
+            public typealias Input = Google_Firestore_V1_UpdateDocumentRequest
             /// Response type for "UpdateDocument".
-            internal typealias Output = Google_Firestore_V1_Document
+            public typealias Output = Google_Firestore_V1_Document
             /// Descriptor for "UpdateDocument".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "UpdateDocument",
                 type: .unary
             )
         }
         /// Namespace for "DeleteDocument" metadata.
-        internal enum DeleteDocument: Sendable {
+        public enum DeleteDocument: Sendable {
             /// Request type for "DeleteDocument".
-            internal typealias Input = Google_Firestore_V1_DeleteDocumentRequest
+            public typealias Input = Google_Firestore_V1_DeleteDocumentRequest
             /// Response type for "DeleteDocument".
-            internal typealias Output = SwiftProtobuf.Google_Protobuf_Empty
+            public typealias Output = SwiftProtobuf.Google_Protobuf_Empty
             /// Descriptor for "DeleteDocument".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "DeleteDocument",
                 type: .unary
             )
         }
         /// Namespace for "BatchGetDocuments" metadata.
-        internal enum BatchGetDocuments: Sendable {
+        public enum BatchGetDocuments: Sendable {
             /// Request type for "BatchGetDocuments".
-            internal typealias Input = Google_Firestore_V1_BatchGetDocumentsRequest
+            public typealias Input = Google_Firestore_V1_BatchGetDocumentsRequest
             /// Response type for "BatchGetDocuments".
-            internal typealias Output = Google_Firestore_V1_BatchGetDocumentsResponse
+            public typealias Output = Google_Firestore_V1_BatchGetDocumentsResponse
             /// Descriptor for "BatchGetDocuments".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "BatchGetDocuments",
                 type: .serverStreaming
             )
         }
         /// Namespace for "BeginTransaction" metadata.
-        internal enum BeginTransaction: Sendable {
+        public enum BeginTransaction: Sendable {
             /// Request type for "BeginTransaction".
-            internal typealias Input = Google_Firestore_V1_BeginTransactionRequest
+            public typealias Input = Google_Firestore_V1_BeginTransactionRequest
             /// Response type for "BeginTransaction".
-            internal typealias Output = Google_Firestore_V1_BeginTransactionResponse
+            public typealias Output = Google_Firestore_V1_BeginTransactionResponse
             /// Descriptor for "BeginTransaction".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "BeginTransaction",
                 type: .unary
             )
         }
         /// Namespace for "Commit" metadata.
-        internal enum Commit: Sendable {
+        public enum Commit: Sendable {
             /// Request type for "Commit".
-            internal typealias Input = Google_Firestore_V1_CommitRequest
+            public typealias Input = Google_Firestore_V1_CommitRequest
             /// Response type for "Commit".
-            internal typealias Output = Google_Firestore_V1_CommitResponse
+            public typealias Output = Google_Firestore_V1_CommitResponse
             /// Descriptor for "Commit".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "Commit",
                 type: .unary
             )
         }
         /// Namespace for "Rollback" metadata.
-        internal enum Rollback: Sendable {
+        public enum Rollback: Sendable {
             /// Request type for "Rollback".
-            internal typealias Input = Google_Firestore_V1_RollbackRequest
+            public typealias Input = Google_Firestore_V1_RollbackRequest
             /// Response type for "Rollback".
-            internal typealias Output = SwiftProtobuf.Google_Protobuf_Empty
+            public typealias Output = SwiftProtobuf.Google_Protobuf_Empty
             /// Descriptor for "Rollback".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "Rollback",
                 type: .unary
             )
         }
         /// Namespace for "RunQuery" metadata.
-        internal enum RunQuery: Sendable {
+        public enum RunQuery: Sendable {
             /// Request type for "RunQuery".
-            internal typealias Input = Google_Firestore_V1_RunQueryRequest
+            public typealias Input = Google_Firestore_V1_RunQueryRequest
             /// Response type for "RunQuery".
-            internal typealias Output = Google_Firestore_V1_RunQueryResponse
+            public typealias Output = Google_Firestore_V1_RunQueryResponse
             /// Descriptor for "RunQuery".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "RunQuery",
                 type: .serverStreaming
             )
         }
         /// Namespace for "RunAggregationQuery" metadata.
-        internal enum RunAggregationQuery: Sendable {
+        public enum RunAggregationQuery: Sendable {
             /// Request type for "RunAggregationQuery".
-            internal typealias Input = Google_Firestore_V1_RunAggregationQueryRequest
+            public typealias Input = Google_Firestore_V1_RunAggregationQueryRequest
             /// Response type for "RunAggregationQuery".
-            internal typealias Output = Google_Firestore_V1_RunAggregationQueryResponse
+            public typealias Output = Google_Firestore_V1_RunAggregationQueryResponse
             /// Descriptor for "RunAggregationQuery".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "RunAggregationQuery",
                 type: .serverStreaming
             )
         }
         /// Namespace for "PartitionQuery" metadata.
-        internal enum PartitionQuery: Sendable {
+        public enum PartitionQuery: Sendable {
             /// Request type for "PartitionQuery".
-            internal typealias Input = Google_Firestore_V1_PartitionQueryRequest
+            public typealias Input = Google_Firestore_V1_PartitionQueryRequest
             /// Response type for "PartitionQuery".
-            internal typealias Output = Google_Firestore_V1_PartitionQueryResponse
+            public typealias Output = Google_Firestore_V1_PartitionQueryResponse
             /// Descriptor for "PartitionQuery".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "PartitionQuery",
                 type: .unary
             )
         }
         /// Namespace for "Write" metadata.
-        internal enum Write: Sendable {
+        public enum Write: Sendable {
             /// Request type for "Write".
-            internal typealias Input = Google_Firestore_V1_WriteRequest
+            public typealias Input = Google_Firestore_V1_WriteRequest
             /// Response type for "Write".
-            internal typealias Output = Google_Firestore_V1_WriteResponse
+            public typealias Output = Google_Firestore_V1_WriteResponse
             /// Descriptor for "Write".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "Write",
                 type: .bidirectionalStreaming
             )
         }
         /// Namespace for "Listen" metadata.
-        internal enum Listen: Sendable {
+        public enum Listen: Sendable {
             /// Request type for "Listen".
-            internal typealias Input = Google_Firestore_V1_ListenRequest
+            public typealias Input = Google_Firestore_V1_ListenRequest
             /// Response type for "Listen".
-            internal typealias Output = Google_Firestore_V1_ListenResponse
+            public typealias Output = Google_Firestore_V1_ListenResponse
             /// Descriptor for "Listen".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "Listen",
                 type: .bidirectionalStreaming
             )
         }
         /// Namespace for "ListCollectionIds" metadata.
-        internal enum ListCollectionIds: Sendable {
+        public enum ListCollectionIds: Sendable {
             /// Request type for "ListCollectionIds".
-            internal typealias Input = Google_Firestore_V1_ListCollectionIdsRequest
+            public typealias Input = Google_Firestore_V1_ListCollectionIdsRequest
             /// Response type for "ListCollectionIds".
-            internal typealias Output = Google_Firestore_V1_ListCollectionIdsResponse
+            public typealias Output = Google_Firestore_V1_ListCollectionIdsResponse
             /// Descriptor for "ListCollectionIds".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "ListCollectionIds",
                 type: .unary
             )
         }
         /// Namespace for "BatchWrite" metadata.
-        internal enum BatchWrite: Sendable {
+        public enum BatchWrite: Sendable {
             /// Request type for "BatchWrite".
-            internal typealias Input = Google_Firestore_V1_BatchWriteRequest
+            public typealias Input = Google_Firestore_V1_BatchWriteRequest
             /// Response type for "BatchWrite".
-            internal typealias Output = Google_Firestore_V1_BatchWriteResponse
+            public typealias Output = Google_Firestore_V1_BatchWriteResponse
             /// Descriptor for "BatchWrite".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "BatchWrite",
                 type: .unary
             )
         }
         /// Namespace for "CreateDocument" metadata.
-        internal enum CreateDocument: Sendable {
+        public enum CreateDocument: Sendable {
             /// Request type for "CreateDocument".
-            internal typealias Input = Google_Firestore_V1_CreateDocumentRequest
+            public typealias Input = Google_Firestore_V1_CreateDocumentRequest
             /// Response type for "CreateDocument".
-            internal typealias Output = Google_Firestore_V1_Document
+            public typealias Output = Google_Firestore_V1_Document
             /// Descriptor for "CreateDocument".
-            internal static let descriptor = GRPCCore.MethodDescriptor(
+            public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore"),
                 method: "CreateDocument",
                 type: .unary
             )
         }
         /// Descriptors for all methods in the "google.firestore.v1.Firestore" service.
-        internal static let descriptors: [GRPCCore.MethodDescriptor] = [
+        public static let descriptors: [GRPCCore.MethodDescriptor] = [
             GetDocument.descriptor,
             ListDocuments.descriptor,
             UpdateDocument.descriptor,
@@ -260,7 +260,7 @@ internal enum Google_Firestore_V1_Firestore: Sendable {
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 extension GRPCCore.ServiceDescriptor {
     /// Service descriptor for the "google.firestore.v1.Firestore" service.
-    internal static let google_firestore_v1_Firestore = GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore")
+    public static let google_firestore_v1_Firestore = GRPCCore.ServiceDescriptor(fullyQualifiedService: "google.firestore.v1.Firestore")
 }
 
 // MARK: google.firestore.v1.Firestore (server)
@@ -278,7 +278,7 @@ extension Google_Firestore_V1_Firestore {
     ///
     /// Where possible, prefer using the stricter, less-verbose ``ServiceProtocol``
     /// or ``SimpleServiceProtocol`` instead.
-    internal protocol StreamingServiceProtocol: GRPCCore.RegistrableRPCService {
+    public protocol StreamingServiceProtocol: GRPCCore.RegistrableRPCService {
         /// Handle the "GetDocument" method.
         ///
         /// - Parameters:
@@ -519,7 +519,7 @@ extension Google_Firestore_V1_Firestore {
     /// trailing response metadata. If you don't need these then consider using
     /// the ``SimpleServiceProtocol``. If you need fine grained control over your RPCs then
     /// use ``StreamingServiceProtocol``.
-    internal protocol ServiceProtocol: Google_Firestore_V1_Firestore.StreamingServiceProtocol {
+    public protocol ServiceProtocol: Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         /// Handle the "GetDocument" method.
         ///
         /// - Parameters:
@@ -758,7 +758,7 @@ extension Google_Firestore_V1_Firestore {
     /// This is the highest level protocol for the service. The API is the easiest to use but
     /// doesn't provide access to request or response metadata. If you need access to these
     /// then use ``ServiceProtocol`` instead.
-    internal protocol SimpleServiceProtocol: Google_Firestore_V1_Firestore.ServiceProtocol {
+    public protocol SimpleServiceProtocol: Google_Firestore_V1_Firestore.ServiceProtocol {
         /// Handle the "GetDocument" method.
         ///
         /// - Parameters:
@@ -1001,7 +1001,7 @@ extension Google_Firestore_V1_Firestore {
 // Default implementation of 'registerMethods(with:)'.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
-    internal func registerMethods<Transport>(with router: inout GRPCCore.RPCRouter<Transport>) where Transport: GRPCCore.ServerTransport {
+    public func registerMethods<Transport>(with router: inout GRPCCore.RPCRouter<Transport>) where Transport: GRPCCore.ServerTransport {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.GetDocument.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_GetDocumentRequest>(),
@@ -1184,7 +1184,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
 // Default implementation of streaming methods from 'StreamingServiceProtocol'.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 extension Google_Firestore_V1_Firestore.ServiceProtocol {
-    internal func getDocument(
+    public func getDocument(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_GetDocumentRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_Document> {
@@ -1195,7 +1195,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
         return GRPCCore.StreamingServerResponse(single: response)
     }
 
-    internal func listDocuments(
+    public func listDocuments(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_ListDocumentsRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_ListDocumentsResponse> {
@@ -1206,7 +1206,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
         return GRPCCore.StreamingServerResponse(single: response)
     }
 
-    internal func updateDocument(
+    public func updateDocument(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_UpdateDocumentRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_Document> {
@@ -1217,7 +1217,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
         return GRPCCore.StreamingServerResponse(single: response)
     }
 
-    internal func deleteDocument(
+    public func deleteDocument(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_DeleteDocumentRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<SwiftProtobuf.Google_Protobuf_Empty> {
@@ -1228,7 +1228,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
         return GRPCCore.StreamingServerResponse(single: response)
     }
 
-    internal func batchGetDocuments(
+    public func batchGetDocuments(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_BatchGetDocumentsRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_BatchGetDocumentsResponse> {
@@ -1239,7 +1239,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
         return response
     }
 
-    internal func beginTransaction(
+    public func beginTransaction(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_BeginTransactionRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_BeginTransactionResponse> {
@@ -1250,7 +1250,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
         return GRPCCore.StreamingServerResponse(single: response)
     }
 
-    internal func commit(
+    public func commit(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_CommitRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_CommitResponse> {
@@ -1261,7 +1261,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
         return GRPCCore.StreamingServerResponse(single: response)
     }
 
-    internal func rollback(
+    public func rollback(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_RollbackRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<SwiftProtobuf.Google_Protobuf_Empty> {
@@ -1272,7 +1272,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
         return GRPCCore.StreamingServerResponse(single: response)
     }
 
-    internal func runQuery(
+    public func runQuery(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_RunQueryRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_RunQueryResponse> {
@@ -1283,7 +1283,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
         return response
     }
 
-    internal func runAggregationQuery(
+    public func runAggregationQuery(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_RunAggregationQueryRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_RunAggregationQueryResponse> {
@@ -1294,7 +1294,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
         return response
     }
 
-    internal func partitionQuery(
+    public func partitionQuery(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_PartitionQueryRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_PartitionQueryResponse> {
@@ -1305,7 +1305,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
         return GRPCCore.StreamingServerResponse(single: response)
     }
 
-    internal func listCollectionIds(
+    public func listCollectionIds(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_ListCollectionIdsRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_ListCollectionIdsResponse> {
@@ -1316,7 +1316,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
         return GRPCCore.StreamingServerResponse(single: response)
     }
 
-    internal func batchWrite(
+    public func batchWrite(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_BatchWriteRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_BatchWriteResponse> {
@@ -1327,7 +1327,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
         return GRPCCore.StreamingServerResponse(single: response)
     }
 
-    internal func createDocument(
+    public func createDocument(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_CreateDocumentRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_Document> {
@@ -1342,7 +1342,7 @@ extension Google_Firestore_V1_Firestore.ServiceProtocol {
 // Default implementation of methods from 'ServiceProtocol'.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
-    internal func getDocument(
+    public func getDocument(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_GetDocumentRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.ServerResponse<Google_Firestore_V1_Document> {
@@ -1355,7 +1355,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func listDocuments(
+    public func listDocuments(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_ListDocumentsRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.ServerResponse<Google_Firestore_V1_ListDocumentsResponse> {
@@ -1368,7 +1368,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func updateDocument(
+    public func updateDocument(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_UpdateDocumentRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.ServerResponse<Google_Firestore_V1_Document> {
@@ -1381,7 +1381,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func deleteDocument(
+    public func deleteDocument(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_DeleteDocumentRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.ServerResponse<SwiftProtobuf.Google_Protobuf_Empty> {
@@ -1394,7 +1394,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func batchGetDocuments(
+    public func batchGetDocuments(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_BatchGetDocumentsRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_BatchGetDocumentsResponse> {
@@ -1411,7 +1411,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func beginTransaction(
+    public func beginTransaction(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_BeginTransactionRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.ServerResponse<Google_Firestore_V1_BeginTransactionResponse> {
@@ -1424,7 +1424,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func commit(
+    public func commit(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_CommitRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.ServerResponse<Google_Firestore_V1_CommitResponse> {
@@ -1437,7 +1437,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func rollback(
+    public func rollback(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_RollbackRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.ServerResponse<SwiftProtobuf.Google_Protobuf_Empty> {
@@ -1450,7 +1450,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func runQuery(
+    public func runQuery(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_RunQueryRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_RunQueryResponse> {
@@ -1467,7 +1467,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func runAggregationQuery(
+    public func runAggregationQuery(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_RunAggregationQueryRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_RunAggregationQueryResponse> {
@@ -1484,7 +1484,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func partitionQuery(
+    public func partitionQuery(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_PartitionQueryRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.ServerResponse<Google_Firestore_V1_PartitionQueryResponse> {
@@ -1497,7 +1497,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func write(
+    public func write(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_WriteRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_WriteResponse> {
@@ -1514,7 +1514,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func listen(
+    public func listen(
         request: GRPCCore.StreamingServerRequest<Google_Firestore_V1_ListenRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Google_Firestore_V1_ListenResponse> {
@@ -1531,7 +1531,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func listCollectionIds(
+    public func listCollectionIds(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_ListCollectionIdsRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.ServerResponse<Google_Firestore_V1_ListCollectionIdsResponse> {
@@ -1544,7 +1544,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func batchWrite(
+    public func batchWrite(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_BatchWriteRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.ServerResponse<Google_Firestore_V1_BatchWriteResponse> {
@@ -1557,7 +1557,7 @@ extension Google_Firestore_V1_Firestore.SimpleServiceProtocol {
         )
     }
 
-    internal func createDocument(
+    public func createDocument(
         request: GRPCCore.ServerRequest<Google_Firestore_V1_CreateDocumentRequest>,
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.ServerResponse<Google_Firestore_V1_Document> {
@@ -1579,7 +1579,7 @@ extension Google_Firestore_V1_Firestore {
     ///
     /// You don't need to implement this protocol directly, use the generated
     /// implementation, ``Client``.
-    internal protocol ClientProtocol: Sendable {
+    public protocol ClientProtocol: Sendable {
         /// Call the "GetDocument" method.
         ///
         /// - Parameters:
@@ -1898,14 +1898,14 @@ extension Google_Firestore_V1_Firestore {
     /// The ``Client`` provides an implementation of ``ClientProtocol`` which wraps
     /// a `GRPCCore.GRPCCClient`. The underlying `GRPCClient` provides the long-lived
     /// means of communication with the remote peer.
-    internal struct Client<Transport>: ClientProtocol where Transport: GRPCCore.ClientTransport {
+    public struct Client<Transport>: ClientProtocol where Transport: GRPCCore.ClientTransport {
         private let client: GRPCCore.GRPCClient<Transport>
 
         /// Creates a new client wrapping the provided `GRPCCore.GRPCClient`.
         ///
         /// - Parameters:
         ///   - client: A `GRPCCore.GRPCClient` providing a communication channel to the service.
-        internal init(wrapping client: GRPCCore.GRPCClient<Transport>) {
+        public init(wrapping client: GRPCCore.GRPCClient<Transport>) {
             self.client = client
         }
 
@@ -1920,7 +1920,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func getDocument<Result>(
+        public func getDocument<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_GetDocumentRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_GetDocumentRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_Document>,
@@ -1950,7 +1950,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func listDocuments<Result>(
+        public func listDocuments<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_ListDocumentsRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_ListDocumentsRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_ListDocumentsResponse>,
@@ -1980,7 +1980,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func updateDocument<Result>(
+        public func updateDocument<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_UpdateDocumentRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_UpdateDocumentRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_Document>,
@@ -2010,7 +2010,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func deleteDocument<Result>(
+        public func deleteDocument<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_DeleteDocumentRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_DeleteDocumentRequest>,
             deserializer: some GRPCCore.MessageDeserializer<SwiftProtobuf.Google_Protobuf_Empty>,
@@ -2040,7 +2040,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func batchGetDocuments<Result>(
+        public func batchGetDocuments<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_BatchGetDocumentsRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_BatchGetDocumentsRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_BatchGetDocumentsResponse>,
@@ -2068,7 +2068,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func beginTransaction<Result>(
+        public func beginTransaction<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_BeginTransactionRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_BeginTransactionRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_BeginTransactionResponse>,
@@ -2098,7 +2098,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func commit<Result>(
+        public func commit<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_CommitRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_CommitRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_CommitResponse>,
@@ -2128,7 +2128,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func rollback<Result>(
+        public func rollback<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_RollbackRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_RollbackRequest>,
             deserializer: some GRPCCore.MessageDeserializer<SwiftProtobuf.Google_Protobuf_Empty>,
@@ -2158,7 +2158,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func runQuery<Result>(
+        public func runQuery<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_RunQueryRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_RunQueryRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_RunQueryResponse>,
@@ -2186,7 +2186,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func runAggregationQuery<Result>(
+        public func runAggregationQuery<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_RunAggregationQueryRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_RunAggregationQueryRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_RunAggregationQueryResponse>,
@@ -2214,7 +2214,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func partitionQuery<Result>(
+        public func partitionQuery<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_PartitionQueryRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_PartitionQueryRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_PartitionQueryResponse>,
@@ -2248,7 +2248,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func write<Result>(
+        public func write<Result>(
             request: GRPCCore.StreamingClientRequest<Google_Firestore_V1_WriteRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_WriteRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_WriteResponse>,
@@ -2280,7 +2280,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func listen<Result>(
+        public func listen<Result>(
             request: GRPCCore.StreamingClientRequest<Google_Firestore_V1_ListenRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_ListenRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_ListenResponse>,
@@ -2308,7 +2308,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func listCollectionIds<Result>(
+        public func listCollectionIds<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_ListCollectionIdsRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_ListCollectionIdsRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_ListCollectionIdsResponse>,
@@ -2338,7 +2338,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func batchWrite<Result>(
+        public func batchWrite<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_BatchWriteRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_BatchWriteRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_BatchWriteResponse>,
@@ -2368,7 +2368,7 @@ extension Google_Firestore_V1_Firestore {
         ///       the caller. Returning from the closure will cancel the RPC if it hasn't
         ///       already finished.
         /// - Returns: The result of `handleResponse`.
-        internal func createDocument<Result>(
+        public func createDocument<Result>(
             request: GRPCCore.ClientRequest<Google_Firestore_V1_CreateDocumentRequest>,
             serializer: some GRPCCore.MessageSerializer<Google_Firestore_V1_CreateDocumentRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Google_Firestore_V1_Document>,
@@ -2401,7 +2401,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func getDocument<Result>(
+    public func getDocument<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_GetDocumentRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Google_Firestore_V1_Document>) async throws -> Result = { response in
@@ -2426,7 +2426,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func listDocuments<Result>(
+    public func listDocuments<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_ListDocumentsRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Google_Firestore_V1_ListDocumentsResponse>) async throws -> Result = { response in
@@ -2451,7 +2451,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func updateDocument<Result>(
+    public func updateDocument<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_UpdateDocumentRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Google_Firestore_V1_Document>) async throws -> Result = { response in
@@ -2476,7 +2476,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func deleteDocument<Result>(
+    public func deleteDocument<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_DeleteDocumentRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<SwiftProtobuf.Google_Protobuf_Empty>) async throws -> Result = { response in
@@ -2501,7 +2501,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func batchGetDocuments<Result>(
+    public func batchGetDocuments<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_BatchGetDocumentsRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.StreamingClientResponse<Google_Firestore_V1_BatchGetDocumentsResponse>) async throws -> Result
@@ -2524,7 +2524,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func beginTransaction<Result>(
+    public func beginTransaction<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_BeginTransactionRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Google_Firestore_V1_BeginTransactionResponse>) async throws -> Result = { response in
@@ -2549,7 +2549,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func commit<Result>(
+    public func commit<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_CommitRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Google_Firestore_V1_CommitResponse>) async throws -> Result = { response in
@@ -2574,7 +2574,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func rollback<Result>(
+    public func rollback<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_RollbackRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<SwiftProtobuf.Google_Protobuf_Empty>) async throws -> Result = { response in
@@ -2599,7 +2599,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func runQuery<Result>(
+    public func runQuery<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_RunQueryRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.StreamingClientResponse<Google_Firestore_V1_RunQueryResponse>) async throws -> Result
@@ -2622,7 +2622,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func runAggregationQuery<Result>(
+    public func runAggregationQuery<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_RunAggregationQueryRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.StreamingClientResponse<Google_Firestore_V1_RunAggregationQueryResponse>) async throws -> Result
@@ -2645,7 +2645,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func partitionQuery<Result>(
+    public func partitionQuery<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_PartitionQueryRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Google_Firestore_V1_PartitionQueryResponse>) async throws -> Result = { response in
@@ -2674,7 +2674,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func write<Result>(
+    public func write<Result>(
         request: GRPCCore.StreamingClientRequest<Google_Firestore_V1_WriteRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.StreamingClientResponse<Google_Firestore_V1_WriteResponse>) async throws -> Result
@@ -2701,7 +2701,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func listen<Result>(
+    public func listen<Result>(
         request: GRPCCore.StreamingClientRequest<Google_Firestore_V1_ListenRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.StreamingClientResponse<Google_Firestore_V1_ListenResponse>) async throws -> Result
@@ -2724,7 +2724,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func listCollectionIds<Result>(
+    public func listCollectionIds<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_ListCollectionIdsRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Google_Firestore_V1_ListCollectionIdsResponse>) async throws -> Result = { response in
@@ -2749,7 +2749,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func batchWrite<Result>(
+    public func batchWrite<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_BatchWriteRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Google_Firestore_V1_BatchWriteResponse>) async throws -> Result = { response in
@@ -2774,7 +2774,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func createDocument<Result>(
+    public func createDocument<Result>(
         request: GRPCCore.ClientRequest<Google_Firestore_V1_CreateDocumentRequest>,
         options: GRPCCore.CallOptions = .defaults,
         onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Google_Firestore_V1_Document>) async throws -> Result = { response in
@@ -2804,7 +2804,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func getDocument<Result>(
+    public func getDocument<Result>(
         _ message: Google_Firestore_V1_GetDocumentRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
@@ -2833,7 +2833,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func listDocuments<Result>(
+    public func listDocuments<Result>(
         _ message: Google_Firestore_V1_ListDocumentsRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
@@ -2862,7 +2862,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func updateDocument<Result>(
+    public func updateDocument<Result>(
         _ message: Google_Firestore_V1_UpdateDocumentRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
@@ -2891,7 +2891,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func deleteDocument<Result>(
+    public func deleteDocument<Result>(
         _ message: Google_Firestore_V1_DeleteDocumentRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
@@ -2920,7 +2920,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func batchGetDocuments<Result>(
+    public func batchGetDocuments<Result>(
         _ message: Google_Firestore_V1_BatchGetDocumentsRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
@@ -2947,7 +2947,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func beginTransaction<Result>(
+    public func beginTransaction<Result>(
         _ message: Google_Firestore_V1_BeginTransactionRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
@@ -2976,7 +2976,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func commit<Result>(
+    public func commit<Result>(
         _ message: Google_Firestore_V1_CommitRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
@@ -3005,7 +3005,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func rollback<Result>(
+    public func rollback<Result>(
         _ message: Google_Firestore_V1_RollbackRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
@@ -3034,7 +3034,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func runQuery<Result>(
+    public func runQuery<Result>(
         _ message: Google_Firestore_V1_RunQueryRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
@@ -3061,7 +3061,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func runAggregationQuery<Result>(
+    public func runAggregationQuery<Result>(
         _ message: Google_Firestore_V1_RunAggregationQueryRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
@@ -3088,7 +3088,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func partitionQuery<Result>(
+    public func partitionQuery<Result>(
         _ message: Google_Firestore_V1_PartitionQueryRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
@@ -3122,7 +3122,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func write<Result>(
+    public func write<Result>(
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
         requestProducer producer: @Sendable @escaping (GRPCCore.RPCWriter<Google_Firestore_V1_WriteRequest>) async throws -> Void,
@@ -3154,7 +3154,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func listen<Result>(
+    public func listen<Result>(
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
         requestProducer producer: @Sendable @escaping (GRPCCore.RPCWriter<Google_Firestore_V1_ListenRequest>) async throws -> Void,
@@ -3181,7 +3181,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func listCollectionIds<Result>(
+    public func listCollectionIds<Result>(
         _ message: Google_Firestore_V1_ListCollectionIdsRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
@@ -3210,7 +3210,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func batchWrite<Result>(
+    public func batchWrite<Result>(
         _ message: Google_Firestore_V1_BatchWriteRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,
@@ -3239,7 +3239,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ///       the caller. Returning from the closure will cancel the RPC if it hasn't
     ///       already finished.
     /// - Returns: The result of `handleResponse`.
-    internal func createDocument<Result>(
+    public func createDocument<Result>(
         _ message: Google_Firestore_V1_CreateDocumentRequest,
         metadata: GRPCCore.Metadata = [:],
         options: GRPCCore.CallOptions = .defaults,

@@ -29,39 +29,39 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 }
 
 /// A bit sequence, least significant bit of the first byte first; `padding` unused bits at the end.
-nonisolated struct Google_Firestore_V1_BitSequence: Sendable {
+public nonisolated struct Google_Firestore_V1_BitSequence: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var bitmap: Data = Data()
+  public var bitmap: Data = Data()
 
-  var padding: Int32 = 0
+  public var padding: Int32 = 0
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 }
 
-nonisolated struct Google_Firestore_V1_BloomFilter: Sendable {
+public nonisolated struct Google_Firestore_V1_BloomFilter: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var bits: Google_Firestore_V1_BitSequence {
+  public var bits: Google_Firestore_V1_BitSequence {
     get {_bits ?? Google_Firestore_V1_BitSequence()}
     set {_bits = newValue}
   }
   /// Returns true if `bits` has been explicitly set.
-  var hasBits: Bool {self._bits != nil}
+  public var hasBits: Bool {self._bits != nil}
   /// Clears the value of `bits`. Subsequent reads from it will return its default value.
-  mutating func clearBits() {self._bits = nil}
+  public mutating func clearBits() {self._bits = nil}
 
-  var hashCount: Int32 = 0
+  public var hashCount: Int32 = 0
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 
   fileprivate var _bits: Google_Firestore_V1_BitSequence? = nil
 }
@@ -71,10 +71,10 @@ nonisolated struct Google_Firestore_V1_BloomFilter: Sendable {
 fileprivate nonisolated let _protobuf_package = "google.firestore.v1"
 
 nonisolated extension Google_Firestore_V1_BitSequence: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".BitSequence"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}bitmap\0\u{1}padding\0")
+  public static let protoMessageName: String = _protobuf_package + ".BitSequence"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}bitmap\0\u{1}padding\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -87,7 +87,7 @@ nonisolated extension Google_Firestore_V1_BitSequence: SwiftProtobuf.Message, Sw
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.bitmap.isEmpty {
       try visitor.visitSingularBytesField(value: self.bitmap, fieldNumber: 1)
     }
@@ -97,7 +97,7 @@ nonisolated extension Google_Firestore_V1_BitSequence: SwiftProtobuf.Message, Sw
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_BitSequence, rhs: Google_Firestore_V1_BitSequence) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_BitSequence, rhs: Google_Firestore_V1_BitSequence) -> Bool {
     if lhs.bitmap != rhs.bitmap {return false}
     if lhs.padding != rhs.padding {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -106,10 +106,10 @@ nonisolated extension Google_Firestore_V1_BitSequence: SwiftProtobuf.Message, Sw
 }
 
 nonisolated extension Google_Firestore_V1_BloomFilter: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".BloomFilter"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}bits\0\u{3}hash_count\0")
+  public static let protoMessageName: String = _protobuf_package + ".BloomFilter"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}bits\0\u{3}hash_count\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -122,7 +122,7 @@ nonisolated extension Google_Firestore_V1_BloomFilter: SwiftProtobuf.Message, Sw
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -136,7 +136,7 @@ nonisolated extension Google_Firestore_V1_BloomFilter: SwiftProtobuf.Message, Sw
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_BloomFilter, rhs: Google_Firestore_V1_BloomFilter) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_BloomFilter, rhs: Google_Firestore_V1_BloomFilter) -> Bool {
     if lhs._bits != rhs._bits {return false}
     if lhs.hashCount != rhs.hashCount {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}

@@ -24,17 +24,17 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-nonisolated struct Google_Firestore_V1_ExplainOptions: Sendable {
+public nonisolated struct Google_Firestore_V1_ExplainOptions: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// Run the query and report execution statistics, not only the plan.
-  var analyze: Bool = false
+  public var analyze: Bool = false
 
-  var unknownFields = SwiftProtobuf.UnknownStorage()
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  init() {}
+  public init() {}
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -42,10 +42,10 @@ nonisolated struct Google_Firestore_V1_ExplainOptions: Sendable {
 fileprivate nonisolated let _protobuf_package = "google.firestore.v1"
 
 nonisolated extension Google_Firestore_V1_ExplainOptions: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".ExplainOptions"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}analyze\0")
+  public static let protoMessageName: String = _protobuf_package + ".ExplainOptions"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}analyze\0")
 
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -57,14 +57,14 @@ nonisolated extension Google_Firestore_V1_ExplainOptions: SwiftProtobuf.Message,
     }
   }
 
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.analyze != false {
       try visitor.visitSingularBoolField(value: self.analyze, fieldNumber: 1)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  static func ==(lhs: Google_Firestore_V1_ExplainOptions, rhs: Google_Firestore_V1_ExplainOptions) -> Bool {
+  public static func ==(lhs: Google_Firestore_V1_ExplainOptions, rhs: Google_Firestore_V1_ExplainOptions) -> Bool {
     if lhs.analyze != rhs.analyze {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
