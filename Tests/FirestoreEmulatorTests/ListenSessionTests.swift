@@ -36,14 +36,14 @@ import Testing
     @Test func addSendsAddDocumentsCurrentThenSnapshot() {
         var session = ListenSession()
         let events = session.add(
-            ListenTarget(id: 2, kind: query()), results: [document("rooms/a", 1, at: 5)], readTime: Timestamp(microseconds: 10))
+            ListenTarget(id: 2, kind: query()), results: [document("rooms/a", 1, at: 5)], readTime: Timestamp(microseconds: 10), in: database)
         #expect(render(events) == ["add[2]", "change rooms/a [2] -[]", "current[2]", "noChange[] @10"])
     }
 
     @Test func resumedTargetIsResetAndOnceTargetIsRemoved() {
         var session = ListenSession()
         let resumed = ListenTarget(id: 4, kind: query(), resume: .token(Timestamp(microseconds: 3).resumeToken), once: true)
-        let events = session.add(resumed, results: [], readTime: Timestamp(microseconds: 10))
+        let events = session.add(resumed, results: [], readTime: Timestamp(microseconds: 10), in: database)
         #expect(render(events) == ["add[4]", "reset[4]", "current[4]", "noChange[] @10", "remove[4]"])
         #expect(session.targetIDs.isEmpty)
         #expect(Timestamp(resumeToken: Timestamp(microseconds: 3).resumeToken) == Timestamp(microseconds: 3))
@@ -52,8 +52,8 @@ import Testing
     @Test func commitsProduceChangesRemovesAndDeletesInOrder() {
         var session = ListenSession()
         let big = QueryFilter.field(FieldPath(segments: ["n"]), .greaterThan, .integer(5))
-        _ = session.add(ListenTarget(id: 1, kind: query(where: big)), results: [document("rooms/a", 9, at: 1)], readTime: Timestamp(microseconds: 2))
-        _ = session.add(ListenTarget(id: 3, kind: .documents([DocumentPath(segments: ["rooms", "a"])])), results: [document("rooms/a", 9, at: 1)], readTime: Timestamp(microseconds: 2))
+        _ = session.add(ListenTarget(id: 1, kind: query(where: big)), results: [document("rooms/a", 9, at: 1)], readTime: Timestamp(microseconds: 2), in: database)
+        _ = session.add(ListenTarget(id: 3, kind: .documents([DocumentPath(segments: ["rooms", "a"])])), results: [document("rooms/a", 9, at: 1)], readTime: Timestamp(microseconds: 2), in: database)
 
         let drop = session.apply(
             [(DocumentPath(segments: ["rooms", "a"]), document("rooms/a", 9, at: 1), document("rooms/a", 1, at: 20))],
@@ -80,7 +80,7 @@ import Testing
 
     @Test func limitedQueriesRerunAndSendWhatLeftTheWindow() {
         var session = ListenSession()
-        _ = session.add(ListenTarget(id: 1, kind: query(limit: 1)), results: [document("rooms/b", 1, at: 1)], readTime: Timestamp(microseconds: 2))
+        _ = session.add(ListenTarget(id: 1, kind: query(limit: 1)), results: [document("rooms/b", 1, at: 1)], readTime: Timestamp(microseconds: 2), in: database)
         let events = session.apply(
             [(DocumentPath(segments: ["rooms", "a"]), nil, document("rooms/a", 1, at: 10))],
             at: Timestamp(microseconds: 10), in: database, rerun: { _ in [document("rooms/a", 1, at: 10)] })

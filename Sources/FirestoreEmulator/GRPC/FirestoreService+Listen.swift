@@ -77,7 +77,7 @@ extension FirestoreService {
                     }
                 }
                 guard let database = listening?.database else { continue }
-                for event in events { try await response.write(try Self.message(for: event, in: database)) }
+                for event in events { try await response.write(Self.message(for: event, in: database)) }
             }
             group.cancelAll()
         }
@@ -100,7 +100,7 @@ extension FirestoreService {
             }
             do {
                 let (results, readTime) = try initialResults(of: target, database: database, credential: credential)
-                return session.add(target, results: results, readTime: readTime)
+                return session.add(target, results: results, readTime: readTime, in: database)
             } catch {
                 return session.refuse(target.id, because: error)
             }
@@ -172,7 +172,7 @@ extension FirestoreService {
     }
 
     /// The `ListenResponse` of an event.
-    private static func message(for event: ListenEvent, in database: DatabaseName) throws -> Google_Firestore_V1_ListenResponse {
+    private static func message(for event: ListenEvent, in database: DatabaseName) -> Google_Firestore_V1_ListenResponse {
         var message = Google_Firestore_V1_ListenResponse()
         switch event {
         case .targetChange(let kind, let ids, let cause, let token, let readTime):
@@ -186,11 +186,11 @@ extension FirestoreService {
                 change.cause = status
             }
             if let token { change.resumeToken = Data(token) }
-            if let readTime { change.readTime = protoTimestamp(readTime) }
+            if let readTime { change.readTime = readTime.proto }
             message.targetChange = change
         case .documentChange(let document, let ids, let removed):
             var change = Google_Firestore_V1_DocumentChange()
-            change.document = try Google_Firestore_V1_Document(jsonString: document.json(in: database).serialized())
+            change.document = document.proto(in: database)
             change.targetIds = ids
             change.removedTargetIds = removed
             message.documentChange = change
@@ -198,22 +198,15 @@ extension FirestoreService {
             var delete = Google_Firestore_V1_DocumentDelete()
             delete.document = path.name(in: database)
             delete.removedTargetIds = removed
-            delete.readTime = protoTimestamp(readTime)
+            delete.readTime = readTime.proto
             message.documentDelete = delete
         case .documentRemove(let path, let removed, let readTime):
             var remove = Google_Firestore_V1_DocumentRemove()
             remove.document = path.name(in: database)
             remove.removedTargetIds = removed
-            remove.readTime = protoTimestamp(readTime)
+            remove.readTime = readTime.proto
             message.documentRemove = remove
         }
         return message
-    }
-
-    private static func protoTimestamp(_ time: Timestamp) -> Google_Protobuf_Timestamp {
-        var proto = Google_Protobuf_Timestamp()
-        proto.seconds = time.seconds
-        proto.nanos = time.nanos
-        return proto
     }
 }

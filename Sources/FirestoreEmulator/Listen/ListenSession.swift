@@ -13,6 +13,8 @@ struct ListenSession: Sendable {
         var matching: [DocumentPath: Timestamp]
         /// The read time of the results the target started with: commits at or before it are in them.
         var since: Timestamp
+        /// The query's filter prepared once, for matching each changed document.
+        var plan: QueryPlan?
     }
 
     private var targets: [Int32: TargetState] = [:]
@@ -25,7 +27,9 @@ struct ListenSession: Sendable {
     /// Adds `target` with its current `results` at `readTime`: ADD, RESET when resuming (the client then
     /// drops what it had, and the full state follows), a change per document, CURRENT, then a snapshot. A
     /// `once` target is removed again right after. Re-adding an active id replaces it.
-    mutating func add(_ target: ListenTarget, results: [Document], readTime: Timestamp) -> [ListenEvent] {
+    mutating func add(
+        _ target: ListenTarget, results: [Document], readTime: Timestamp, in database: DatabaseName
+    ) -> [ListenEvent] {
         var events: [ListenEvent] = [.targetChange(.add, targetIDs: [target.id])]
         if target.resume != .none { events.append(.targetChange(.reset, targetIDs: [target.id])) }
         var matching: [DocumentPath: Timestamp] = [:]
@@ -39,7 +43,9 @@ struct ListenSession: Sendable {
         if target.once {
             events.append(.targetChange(.remove, targetIDs: [target.id]))
         } else {
-            targets[target.id] = TargetState(target: target, matching: matching, since: readTime)
+            var plan: QueryPlan?
+            if case .query(let query) = target.kind { plan = QueryPlan(query, in: database) }
+            targets[target.id] = TargetState(target: target, matching: matching, since: readTime, plan: plan)
         }
         return events
     }
@@ -72,7 +78,7 @@ struct ListenSession: Sendable {
             var now: [DocumentPath: Document] = [:]
             if state.target.isDecidedPerDocument {
                 for change in relevant {
-                    if let after = change.after, Self.matches(after, state.target, in: database) {
+                    if let after = change.after, state.plan?.matches(after) ?? state.target.scopes(after.path) {
                         now[change.path] = after
                     }
                 }
@@ -116,12 +122,5 @@ struct ListenSession: Sendable {
         let time = max(time, lastReadTime ?? time)
         lastReadTime = time
         return .targetChange(.noChange, targetIDs: [], resumeToken: time.resumeToken, readTime: time)
-    }
-
-    private static func matches(_ document: Document, _ target: ListenTarget, in database: DatabaseName) -> Bool {
-        switch target.kind {
-        case .documents(let paths): return paths.contains(document.path)
-        case .query(let query): return query.matches(document, in: database)
-        }
     }
 }
