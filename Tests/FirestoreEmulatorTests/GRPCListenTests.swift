@@ -1,10 +1,10 @@
-import FirestoreWire
 import EmulatorCore
+import FirestoreWire
 import Foundation
-import SwiftProtobuf
-import Synchronization
 import GRPCCore
 import GRPCInProcessTransport
+import SwiftProtobuf
+import Synchronization
 import Testing
 
 @testable import FirestoreEmulator

@@ -1,5 +1,5 @@
-import FirestoreWire
 import EmulatorHTTP
+import FirestoreWire
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import GRPCProtobuf

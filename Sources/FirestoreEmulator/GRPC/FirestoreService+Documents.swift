@@ -1,5 +1,5 @@
-import FirestoreWire
 import EmulatorCore
+import FirestoreWire
 import GRPCCore
 import SwiftProtobuf
 

@@ -1,5 +1,5 @@
-import FirestoreWire
 import EmulatorCore
+import FirestoreWire
 import GRPCCore
 
 /// RunQuery, RunAggregationQuery, PartitionQuery and ListCollectionIds: REST's methods on a query parent
