@@ -77,7 +77,8 @@ extension FirestoreService {
                     }
                 }
                 guard let database = listening?.database else { continue }
-                for event in events { try await response.write(Self.message(for: event, in: database)) }
+                // One write per batch of events: a commit's changes and its snapshot go out together.
+                if !events.isEmpty { try await response.write(contentsOf: events.map { Self.message(for: $0, in: database) }) }
             }
             group.cancelAll()
         }
