@@ -13,7 +13,9 @@ import Testing
     @Test func listenersGetCommitsInOrderAfterWhatTheySaw() async throws {
         let store = FirestoreStore(clock: SystemClock())
         _ = try store.commit(database, writes: [write("before")]) { _, _, _ in }
-        let (count, subscription, readTime) = try store.listen(database) { view in view.state.documentCount }
+        let (count, subscription, readTime) = try store.listen(database, subscribe: { $0.subscribe(database) }) { view in
+            view.state.documentCount
+        }
         #expect(count == 1)
         let first = try store.commit(database, writes: [write("a")]) { _, _, _ in }
         let second = try store.commit(database, writes: [write("b"), write("c")]) { _, _, _ in }

@@ -11,7 +11,6 @@ extension FirestoreService {
     private enum ListenInput: Sendable {
         case request(Google_Firestore_V1_ListenRequest)
         case commit(CommitFeed.Entry)
-        case feedEnded
     }
 
     /// `Listen`: answers each `add_target` with ADD, the documents, CURRENT and a snapshot, each
@@ -30,7 +29,10 @@ extension FirestoreService {
         _ requests: RPCAsyncSequence<Google_Firestore_V1_ListenRequest, any Error>,
         to response: RPCWriter<Google_Firestore_V1_ListenResponse>, credential: Credential
     ) async throws {
-        let (inputs, continuation) = AsyncStream<ListenInput>.makeStream()
+        // Requests and commits arrive in one stream; commits are yielded into it by the store's feed directly.
+        let (inputs, continuation) = AsyncStream<ListenInput>.makeStream(bufferingPolicy: .bufferingOldest(api.store.feed.limit))
+        var listening: (database: DatabaseName, subscription: Int)?
+        defer { if let listening { api.store.feed.unsubscribe(listening.subscription, from: listening.database) } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
@@ -41,7 +43,6 @@ extension FirestoreService {
                 continuation.finish()
             }
             var session = ListenSession()
-            var listening: (database: DatabaseName, subscription: CommitFeed.Subscription)?
             for await input in inputs {
                 var events: [ListenEvent] = []
                 switch input {
@@ -49,18 +50,14 @@ extension FirestoreService {
                     if listening == nil {
                         // Subscribed before any target is read: no commit falls between a target's results
                         // and its updates.
-                        let database: DatabaseName
-                        let subscription: CommitFeed.Subscription
                         do throws(APIError) {
-                            database = try DatabaseName(validating: message.database)
-                            (_, subscription, _) = try api.store.listen(database) { (_: inout DatabaseView) throws(APIError) in () }
+                            let database = try DatabaseName(validating: message.database)
+                            let (_, subscription, _) = try api.store.listen(
+                                database, subscribe: { $0.subscribe(database, into: continuation) { .commit($0) } }
+                            ) { (_: inout DatabaseView) throws(APIError) in () }
+                            listening = (database, subscription)
                         } catch {
                             throw RPCError(error)
-                        }
-                        listening = (database, subscription)
-                        group.addTask {
-                            for await entry in subscription.entries { continuation.yield(.commit(entry)) }
-                            continuation.yield(.feedEnded)
                         }
                     }
                     events = handle(message, session: &session, database: listening!.database, credential: credential)
@@ -69,18 +66,16 @@ extension FirestoreService {
                     events = session.apply(entry.changes, at: entry.commitTime, in: database) { target in
                         (try? rerun(target, database: database)) ?? []
                     }
-                case .feedEnded:
-                    if listening?.subscription.ending == .overflow {
-                        throw RPCError(
-                            code: .resourceExhausted,
-                            message: "The listener fell too far behind the writes; reconnect to resume.")
-                    }
                 }
-                guard let database = listening?.database else { continue }
+                guard let database = listening?.database, !events.isEmpty else { continue }
                 // One write per batch of events: a commit's changes and its snapshot go out together.
-                if !events.isEmpty { try await response.write(contentsOf: events.map { Self.message(for: $0, in: database) }) }
+                try await response.write(contentsOf: events.map { Self.message(for: $0, in: database) })
             }
             group.cancelAll()
+            if let listening, api.store.feed.ending(of: listening.subscription) == .overflow {
+                throw RPCError(
+                    code: .resourceExhausted, message: "The listener fell too far behind the writes; reconnect to resume.")
+            }
         }
     }
 

@@ -20,7 +20,7 @@ final class CommitFeed: Sendable {
         case finished
     }
 
-    private let subscribers = Mutex<[DatabaseName: [Int: AsyncStream<Entry>.Continuation]]>([:])
+    private let subscribers = Mutex<[DatabaseName: [Int: @Sendable (Entry) -> Bool]]>([:])
     private let endings = Mutex<[Int: Ending]>([:])
     private let nextID = Atomic<Int>(0)
 
@@ -32,34 +32,52 @@ final class CommitFeed: Sendable {
         self.limit = limit
     }
 
-    /// A new subscription to `database`'s commits from the next one on. Call it under the store's lock
-    /// together with reading the initial state, so no commit falls between the two.
+    /// A new subscription to `database`'s commits from the next one on, as a stream. Call it under the
+    /// store's lock together with reading the initial state, so no commit falls between the two.
     func subscribe(_ database: DatabaseName) -> Subscription {
-        let id = nextID.add(1, ordering: .relaxed).newValue
         let (stream, continuation) = AsyncStream<Entry>.makeStream(bufferingPolicy: .bufferingOldest(limit))
-        continuation.onTermination = { [weak self] _ in self?.drop(id, from: database) }
-        subscribers.withLock { $0[database, default: [:]][id] = continuation }
+        let id = subscribe(database, into: continuation) { $0 }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id, from: database) }
         return Subscription(id: id, entries: stream, feed: self)
     }
 
-    /// Hands `entry` to every subscriber of `database`; one whose buffer is full is cut off.
-    func publish(_ entry: Entry, to database: DatabaseName) {
-        let targets = subscribers.withLock { $0[database] ?? [:] }
-        for (id, continuation) in targets {
-            if case .dropped = continuation.yield(entry) {
-                endings.withLock { $0[id] = .overflow }
-                continuation.finish()
+    /// A new subscription that yields each commit, wrapped by `wrap`, straight into the subscriber's own
+    /// stream (no hop in between); that stream's buffering bounds it, and a commit it drops cuts the
+    /// subscriber off (its stream is finished and its ending is `overflow`). Returns the subscription id.
+    func subscribe<Input: Sendable>(
+        _ database: DatabaseName, into continuation: AsyncStream<Input>.Continuation,
+        _ wrap: @escaping @Sendable (Entry) -> Input
+    ) -> Int {
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        subscribers.withLock {
+            $0[database, default: [:]][id] = { entry in
+                if case .dropped = continuation.yield(wrap(entry)) {
+                    continuation.finish()
+                    return false
+                }
+                return true
             }
         }
+        return id
+    }
+
+    /// Hands `entry` to every subscriber of `database`; one that cannot take it is cut off.
+    func publish(_ entry: Entry, to database: DatabaseName) {
+        let targets = subscribers.withLock { $0[database] ?? [:] }
+        for (id, deliver) in targets where !deliver(entry) {
+            endings.withLock { $0[id] = .overflow }
+            subscribers.withLock { $0[database]?[id] = nil }
+        }
+    }
+
+    /// Ends subscription `id`.
+    func unsubscribe(_ id: Int, from database: DatabaseName) {
+        subscribers.withLock { $0[database]?[id] = nil }
+        endings.withLock { if $0[id] == nil { $0[id] = .finished } }
     }
 
     /// How subscription `id` ended (`nil` while it runs).
     func ending(of id: Int) -> Ending? { endings.withLock { $0[id] } }
-
-    private func drop(_ id: Int, from database: DatabaseName) {
-        subscribers.withLock { $0[database]?[id] = nil }
-        endings.withLock { if $0[id] == nil { $0[id] = .finished } }
-    }
 
     /// One subscriber's commits.
     struct Subscription: Sendable {

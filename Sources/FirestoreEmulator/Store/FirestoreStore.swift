@@ -222,16 +222,17 @@ final class FirestoreStore: Sendable {
 
     // MARK: Listening
 
-    /// Subscribes to `database`'s commits and runs `body` on the state at that same moment, so the
-    /// subscription carries exactly the commits after what `body` saw.
-    func listen<Result: Sendable>(
-        _ database: DatabaseName, _ body: (inout DatabaseView) throws(APIError) -> Result
-    ) throws(APIError) -> (Result, CommitFeed.Subscription, readTime: Timestamp) {
-        try state.withLock { (state: inout State) throws(APIError) -> (Result, CommitFeed.Subscription, readTime: Timestamp) in
+    /// Subscribes to `database`'s commits with `subscribe` and runs `body` on the state at that same moment,
+    /// so the subscription carries exactly the commits after what `body` saw.
+    func listen<Result: Sendable, Subscription: Sendable>(
+        _ database: DatabaseName, subscribe: (CommitFeed) -> Subscription,
+        _ body: (inout DatabaseView) throws(APIError) -> Result
+    ) throws(APIError) -> (Result, Subscription, readTime: Timestamp) {
+        try state.withLock { (state: inout State) throws(APIError) -> (Result, Subscription, readTime: Timestamp) in
             let now = Self.advance(&state, to: clock.now(), strictly: false)
             var view = DatabaseView(state: Self.database(database, in: &state), readTime: nil)
             let result = try body(&view)
-            return (result, feed.subscribe(database), now)
+            return (result, subscribe(feed), now)
         }
     }
 
