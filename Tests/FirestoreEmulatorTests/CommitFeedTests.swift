@@ -39,7 +39,7 @@ import Testing
         }
         var count = 0
         for await _ in slow.entries { count += 1 }
-        #expect(count == 2 && slow.ending == .overflow)
-        #expect(other.ending == nil)
+        #expect(count == 2 && slow.takeOverflow())
+        #expect(!other.takeOverflow())
     }
 }

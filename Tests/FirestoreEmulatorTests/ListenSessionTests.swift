@@ -49,28 +49,28 @@ import Testing
         #expect(Timestamp(resumeToken: Timestamp(microseconds: 3).resumeToken) == Timestamp(microseconds: 3))
     }
 
-    @Test func commitsProduceChangesRemovesAndDeletesInOrder() {
+    @Test func commitsProduceChangesRemovesAndDeletesInOrder() throws {
         var session = ListenSession()
         let big = QueryFilter.field(FieldPath(segments: ["n"]), .greaterThan, .integer(5))
         _ = session.add(ListenTarget(id: 1, kind: query(where: big)), results: [document("rooms/a", 9, at: 1)], readTime: Timestamp(microseconds: 2), in: database)
         _ = session.add(ListenTarget(id: 3, kind: .documents([DocumentPath(segments: ["rooms", "a"])])), results: [document("rooms/a", 9, at: 1)], readTime: Timestamp(microseconds: 2), in: database)
 
-        let drop = session.apply(
+        let drop = try session.apply(
             [(DocumentPath(segments: ["rooms", "a"]), document("rooms/a", 9, at: 1), document("rooms/a", 1, at: 20))],
             at: Timestamp(microseconds: 20), in: database, rerun: { _ in [] })
         #expect(render(drop) == ["change rooms/a [3] -[1]", "noChange[] @20"])
 
-        let add = session.apply(
+        let add = try session.apply(
             [(DocumentPath(segments: ["rooms", "b"]), nil, document("rooms/b", 7, at: 30))],
             at: Timestamp(microseconds: 30), in: database, rerun: { _ in [] })
         #expect(render(add) == ["change rooms/b [1] -[]", "noChange[] @30"])
 
-        let delete = session.apply(
+        let delete = try session.apply(
             [(DocumentPath(segments: ["rooms", "b"]), document("rooms/b", 7, at: 30), nil)],
             at: Timestamp(microseconds: 40), in: database, rerun: { _ in [] })
         #expect(render(delete) == ["delete rooms/b -[1]", "noChange[] @40"])
 
-        let elsewhere = session.apply(
+        let elsewhere = try session.apply(
             [(DocumentPath(segments: ["other", "x"]), nil, document("other/x", 9, at: 50))],
             at: Timestamp(microseconds: 50), in: database, rerun: { _ in [] })
         #expect(elsewhere.isEmpty)
@@ -78,10 +78,10 @@ import Testing
         #expect(render(session.remove(99)) == ["remove[99]"])
     }
 
-    @Test func limitedQueriesRerunAndSendWhatLeftTheWindow() {
+    @Test func limitedQueriesRerunAndSendWhatLeftTheWindow() throws {
         var session = ListenSession()
         _ = session.add(ListenTarget(id: 1, kind: query(limit: 1)), results: [document("rooms/b", 1, at: 1)], readTime: Timestamp(microseconds: 2), in: database)
-        let events = session.apply(
+        let events = try session.apply(
             [(DocumentPath(segments: ["rooms", "a"]), nil, document("rooms/a", 1, at: 10))],
             at: Timestamp(microseconds: 10), in: database, rerun: { _ in [document("rooms/a", 1, at: 10)] })
         #expect(render(events) == ["change rooms/a [1] -[]", "remove rooms/b -[1]", "noChange[] @10"])

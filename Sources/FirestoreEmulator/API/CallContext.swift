@@ -14,6 +14,7 @@ extension FirestoreAPI {
     /// metadata `authorization` (`Bearer owner`, `Bearer <ID token>`, none), read the same way for every
     /// transport.
     func callContext(authorization: String?) -> CallContext {
-        CallContext(credential: Credential(authorizationHeader: authorization), now: Timestamp(clock.now()))
+        rules.reloadIfChanged()
+        return CallContext(credential: Credential(authorizationHeader: authorization), now: Timestamp(clock.now()))
     }
 }

@@ -101,7 +101,7 @@ extension FirestoreAPI {
             } catch {
                 results.append([:])
                 statuses.append([
-                    "code": .int(Int64(GoogleStatus(rawValue: error.status ?? "")?.grpcCode ?? 2)),
+                    "code": .int(Int64(error.grpcCode)),
                     "message": .string(error.message),
                 ])
             }

@@ -7,6 +7,9 @@ extension APIError {
         APIError(message: message, status: status, reason: nil)
     }
 
+    /// The gRPC status code of the error's status (UNKNOWN, 2, when it has none).
+    var grpcCode: Int { status.flatMap(GoogleStatus.init(rawValue:))?.grpcCode ?? 2 }
+
     /// 403 `PERMISSION_DENIED` for a request the security rules deny.
     static let permissionDenied = APIError.firestore(.permissionDenied, "Missing or insufficient permissions.")
 

@@ -3,6 +3,7 @@ import FirestoreWire
 import Foundation
 import GRPCCore
 import SwiftProtobuf
+import Synchronization
 
 /// `Listen`: snapshot listeners. Targets come from the client, commits from the store's feed; one loop
 /// feeds both, in arrival order, to a `ListenSession` and writes back what it returns.
@@ -32,11 +33,15 @@ extension FirestoreService {
         // Requests and commits arrive in one stream; commits are yielded into it by the store's feed directly.
         let (inputs, continuation) = AsyncStream<ListenInput>.makeStream(bufferingPolicy: .bufferingOldest(api.store.feed.limit))
         var listening: (database: DatabaseName, subscription: Int)?
+        let behind = Flag()
         defer { if let listening { api.store.feed.unsubscribe(listening.subscription, from: listening.database) } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
-                    for try await message in requests { continuation.yield(.request(message)) }
+                    for try await message in requests {
+                        // A request the stream cannot hold means the stream is 10,000 messages behind.
+                        if case .dropped = continuation.yield(.request(message)) { behind.set() }
+                    }
                 } catch {
                     // The client went away: the stream ends.
                 }
@@ -63,8 +68,12 @@ extension FirestoreService {
                     events = handle(message, session: &session, database: listening!.database, credential: credential)
                 case .commit(let entry):
                     guard let database = listening?.database else { continue }
-                    events = session.apply(entry.changes, at: entry.commitTime, in: database) { target in
-                        (try? rerun(target, database: database)) ?? []
+                    do throws(APIError) {
+                        events = try session.apply(entry.changes, at: entry.commitTime, in: database) {
+                            (target) throws(APIError) in try rerun(target, database: database, at: entry.commitTime)
+                        }
+                    } catch {
+                        throw RPCError(error)
                     }
                 }
                 guard let database = listening?.database, !events.isEmpty else { continue }
@@ -72,7 +81,7 @@ extension FirestoreService {
                 try await response.write(contentsOf: events.map { Self.message(for: $0, in: database) })
             }
             group.cancelAll()
-            if let listening, api.store.feed.ending(of: listening.subscription) == .overflow {
+            if behind.isSet || listening.map({ api.store.feed.takeOverflow(of: $0.subscription) }) == true {
                 throw RPCError(
                     code: .resourceExhausted, message: "The listener fell too far behind the writes; reconnect to resume.")
             }
@@ -90,7 +99,7 @@ extension FirestoreService {
         case .addTarget(let proto):
             let target: ListenTarget
             do {
-                target = try Self.target(proto)
+                target = try Self.target(proto, in: database)
             } catch {
                 return session.refuse(proto.targetID, because: error)
             }
@@ -123,9 +132,10 @@ extension FirestoreService {
         return (documents, stamp.readTime)
     }
 
-    /// A target's current results, for targets whose membership depends on other documents.
-    private func rerun(_ target: ListenTarget, database: DatabaseName) throws(APIError) -> [Document] {
-        let (documents, _) = try api.store.read(database) { (view: inout DatabaseView) throws(APIError) -> [Document] in
+    /// A target's results as of `time`, for targets whose membership depends on other documents.
+    private func rerun(_ target: ListenTarget, database: DatabaseName, at time: Timestamp) throws(APIError) -> [Document] {
+        let (documents, _) = try api.store.read(database, consistency: .readTime(time)) {
+            (view: inout DatabaseView) throws(APIError) -> [Document] in
             switch target.kind {
             case .query(let query): return view.run(query)
             case .documents(let paths): return paths.compactMap { view.document(at: $0) }
@@ -135,7 +145,9 @@ extension FirestoreService {
     }
 
     /// Decodes `Target` (through its proto3 JSON, with the REST decoders).
-    private static func target(_ proto: Google_Firestore_V1_Target) throws(APIError) -> ListenTarget {
+    private static func target(_ proto: Google_Firestore_V1_Target, in database: DatabaseName) throws(APIError)
+        -> ListenTarget
+    {
         var resume = ListenTarget.Resume.none
         switch proto.resumeType {
         case .resumeToken(let token): resume = .token(Array(token))
@@ -144,14 +156,19 @@ extension FirestoreService {
         }
         switch proto.targetType {
         case .query(let query):
-            let (_, parent) = try DocumentPath.parse(resourceName: query.parent)
+            let (named, parent) = try DocumentPath.parse(resourceName: query.parent)
+            guard named == database else { throw FirestoreAPI.otherDatabase(query.parent, database) }
             let json = try bridge(query.structuredQuery)
             return ListenTarget(
                 id: proto.targetID, kind: .query(try StructuredQuery(json: json, parent: parent)), resume: resume,
                 once: proto.once)
         case .documents(let documents):
             var paths: [DocumentPath] = []
-            for name in documents.documents { paths.append(try DocumentPath.parse(documentName: name).1) }
+            for name in documents.documents {
+                let (named, path) = try DocumentPath.parse(documentName: name)
+                guard named == database else { throw FirestoreAPI.otherDatabase(name, database) }
+                paths.append(path)
+            }
             return ListenTarget(id: proto.targetID, kind: .documents(paths), resume: resume, once: proto.once)
         case nil:
             throw .firestore(.invalidArgument, "A target must set query or documents.")
@@ -205,4 +222,13 @@ extension FirestoreService {
         }
         return message
     }
+}
+
+/// A flag set once from any task.
+private final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    /// Sets the flag.
+    func set() { value.store(true, ordering: .relaxed) }
+    /// Whether it was set.
+    var isSet: Bool { value.load(ordering: .relaxed) }
 }

@@ -6,9 +6,7 @@ extension RPCError {
     /// `ABORTED`...; UNKNOWN if it has none) and its message unchanged. The one place API errors become
     /// gRPC statuses.
     init(_ error: APIError) {
-        let code = error.status.flatMap(GoogleStatus.init(rawValue:))
-            .flatMap { Status.Code(rawValue: $0.grpcCode) }
-            .flatMap(RPCError.Code.init)
+        let code = Status.Code(rawValue: error.grpcCode).flatMap(RPCError.Code.init)
         self.init(code: code ?? .unknown, message: error.message)
     }
 }

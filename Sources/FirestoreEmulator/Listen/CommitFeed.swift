@@ -12,16 +12,9 @@ final class CommitFeed: Sendable {
         var changes: [(path: DocumentPath, before: Document?, after: Document?)]
     }
 
-    /// How a subscription ended.
-    enum Ending: Sendable, Equatable {
-        /// The subscriber fell too far behind.
-        case overflow
-        /// The feed or the subscriber stopped.
-        case finished
-    }
-
     private let subscribers = Mutex<[DatabaseName: [Int: @Sendable (Entry) -> Bool]]>([:])
-    private let endings = Mutex<[Int: Ending]>([:])
+    /// The subscriptions cut off for falling behind, until someone asks.
+    private let overflowed = Mutex<Set<Int>>([])
     private let nextID = Atomic<Int>(0)
 
     /// The most commits a subscriber may have waiting.
@@ -50,8 +43,10 @@ final class CommitFeed: Sendable {
     ) -> Int {
         let id = nextID.add(1, ordering: .relaxed).newValue
         subscribers.withLock {
-            $0[database, default: [:]][id] = { entry in
+            $0[database, default: [:]][id] = { [weak self] entry in
                 if case .dropped = continuation.yield(wrap(entry)) {
+                    // Recorded before the stream finishes, so its reader sees why it ended.
+                    self?.overflowed.withLock { _ = $0.insert(id) }
                     continuation.finish()
                     return false
                 }
@@ -65,7 +60,6 @@ final class CommitFeed: Sendable {
     func publish(_ entry: Entry, to database: DatabaseName) {
         let targets = subscribers.withLock { $0[database] ?? [:] }
         for (id, deliver) in targets where !deliver(entry) {
-            endings.withLock { $0[id] = .overflow }
             subscribers.withLock { $0[database]?[id] = nil }
         }
     }
@@ -73,21 +67,22 @@ final class CommitFeed: Sendable {
     /// Ends subscription `id`.
     func unsubscribe(_ id: Int, from database: DatabaseName) {
         subscribers.withLock { $0[database]?[id] = nil }
-        endings.withLock { if $0[id] == nil { $0[id] = .finished } }
     }
 
-    /// How subscription `id` ended (`nil` while it runs).
-    func ending(of id: Int) -> Ending? { endings.withLock { $0[id] } }
+    /// Whether subscription `id` was cut off for falling behind (answered once: the record is dropped).
+    func takeOverflow(of id: Int) -> Bool {
+        overflowed.withLock { $0.remove(id) != nil }
+    }
 
     /// One subscriber's commits.
     struct Subscription: Sendable {
         /// The subscription's id.
         let id: Int
-        /// The commits, in order; finishes on overflow or when cancelled.
+        /// The commits, in order; finishes when the subscriber falls behind.
         let entries: AsyncStream<Entry>
         let feed: CommitFeed
 
-        /// Why the entries finished: `overflow` if the subscriber fell behind.
-        var ending: Ending? { feed.ending(of: id) }
+        /// Whether the entries finished because the subscriber fell behind (answered once).
+        func takeOverflow() -> Bool { feed.takeOverflow(of: id) }
     }
 }

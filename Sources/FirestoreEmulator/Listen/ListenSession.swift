@@ -67,8 +67,8 @@ struct ListenSession: Sendable {
     /// target whose membership depends on other documents (limit, offset, cursors).
     mutating func apply(
         _ changes: [(path: DocumentPath, before: Document?, after: Document?)], at commitTime: Timestamp,
-        in database: DatabaseName, rerun: (ListenTarget) -> [Document]
-    ) -> [ListenEvent] {
+        in database: DatabaseName, rerun: (ListenTarget) throws(APIError) -> [Document]
+    ) throws(APIError) -> [ListenEvent] {
         var added: [DocumentPath: (document: Document, targets: [Int32])] = [:]
         var removed: [DocumentPath: (deleted: Bool, targets: [Int32])] = [:]
         for id in targets.keys.sorted() {
@@ -87,7 +87,7 @@ struct ListenSession: Sendable {
                     state.matching[change.path] = nil
                 }
             } else {
-                let results = rerun(state.target)
+                let results = try rerun(state.target)
                 for document in results { now[document.path] = document }
                 let deletedPaths = Set(relevant.filter { $0.after == nil }.map(\.path))
                 for path in state.matching.keys where now[path] == nil {

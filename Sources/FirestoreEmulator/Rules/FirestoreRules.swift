@@ -53,13 +53,14 @@ final class FirestoreRules: Sendable {
         return setRules([RulesSource(fileName: (path as NSString).lastPathComponent, text: text)], project: project)
     }
 
-    /// The rules of `project`, after reloading a changed rules file.
+    /// The rules of `project`.
     func ruleset(for project: String) -> CompiledRuleset? {
-        reloadIfChanged()
-        return loaded.withLock { $0.rulesets[project] }
+        loaded.withLock { $0.rulesets[project] }
     }
 
-    private func reloadIfChanged() {
+    /// Reloads the watched rules file if it changed (looked at no more than every `checkInterval`). Called
+    /// as a request arrives, before any store lock is taken: a reload reads and compiles a file.
+    func reloadIfChanged() {
         let due = loaded.withLock { state -> WatchedFile? in
             guard let file = state.file, Date().timeIntervalSince(state.lastCheck) >= Self.checkInterval else { return nil }
             state.lastCheck = Date()

@@ -15,11 +15,15 @@ struct DatabaseView {
     /// Queries run, with their results (for transactions).
     private(set) var queries: [(query: StructuredQuery, results: [DocumentPath: Timestamp])] = []
 
-    /// A view of `state` at `readTime`, with `overlay` laid over it.
-    init(state: DatabaseState, readTime: Timestamp?, overlay: [DocumentPath: Document?] = [:]) {
+    /// Whether reads are recorded (inside a read-write transaction).
+    let records: Bool
+
+    /// A view of `state` at `readTime`, with `overlay` laid over it; `records` keeps what is read.
+    init(state: DatabaseState, readTime: Timestamp?, overlay: [DocumentPath: Document?] = [:], records: Bool = false) {
         self.state = state
         self.readTime = readTime
         self.overlay = overlay
+        self.records = records
     }
 
     /// The database's name.
@@ -34,7 +38,7 @@ struct DatabaseView {
     /// The document at `path`, recording the read.
     mutating func document(at path: DocumentPath) -> Document? {
         let document = peek(at: path)
-        reads[path] = document?.updateTime
+        if records { reads[path] = document?.updateTime }
         return document
     }
 
@@ -57,9 +61,11 @@ struct DatabaseView {
             let candidates = state.documents(in: query.parent.appending(query.collectionID), at: readTime)
             results = query.run(over: candidates, in: name, candidatesInNameOrder: true)
         }
-        var seen: [DocumentPath: Timestamp] = [:]
-        for document in results { seen[document.path] = document.updateTime }
-        queries.append((query, seen))
+        if records {
+            var seen: [DocumentPath: Timestamp] = [:]
+            for document in results { seen[document.path] = document.updateTime }
+            queries.append((query, seen))
+        }
         return results
     }
 }

@@ -76,9 +76,10 @@ final class FirestoreStore: Sendable {
                 newTransaction = id
                 readTime = state.transactions[id]?.readTime
             }
-            var view = DatabaseView(state: Self.database(database, in: &state), readTime: readTime)
+            let records = transactionID.map { state.transactions[$0]?.readOnly == false } ?? false
+            var view = DatabaseView(state: Self.database(database, in: &state), readTime: readTime, records: records)
             let result = try body(&view)
-            if let transactionID, state.transactions[transactionID]?.readOnly == false {
+            if records, let transactionID {
                 for (path, time) in view.reads { state.transactions[transactionID]?.reads[path] = time }
                 state.transactions[transactionID]?.queries.append(contentsOf: view.queries)
             }
