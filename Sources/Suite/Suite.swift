@@ -88,6 +88,11 @@ public final class Suite: Sendable {
             }
             try await startHub()
         } catch {
+            // An emulator whose start finished after another's failed was never recorded: stop every one
+            // (stopping one that never started does nothing), so a failed start leaves nothing listening.
+            await withTaskGroup(of: Void.self) { group in
+                for (_, emulator) in emulators { group.addTask { await emulator.stop() } }
+            }
             await stop()
             throw error
         }

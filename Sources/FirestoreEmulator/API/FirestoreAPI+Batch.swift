@@ -137,13 +137,13 @@ extension FirestoreAPI {
 
     /// A `DocumentMask` body value: `{fieldPaths: [...]}`.
     static func fieldPaths(_ mask: JSONValue, field: String) throws(APIError) -> [FieldPath] {
-        var paths: [FieldPath] = []
+        var texts: [String] = []
         for item in mask["fieldPaths"]?.arrayValue ?? [] {
-            guard let text = item.stringValue, let path = FieldPath(parsing: text) else {
-                throw .firestore(.invalidArgument, "Invalid field path \(item.serialized()) in \(field).")
+            guard let text = item.stringValue else {
+                throw .firestore(.invalidArgument, "Invalid value at '\(field).field_paths' (TYPE_STRING), \(item.serialized())")
             }
-            paths.append(path)
+            texts.append(text)
         }
-        return paths
+        return try FieldPath.fieldPaths(texts)
     }
 }

@@ -25,14 +25,7 @@ extension RESTCall {
 
     /// Every value of the repeated field-path parameter `name`.
     func fieldPaths(_ name: String) throws(APIError) -> [FieldPath] {
-        var paths: [FieldPath] = []
-        for text in query.all(name) {
-            guard let path = FieldPath(parsing: text) else {
-                throw .firestore(.invalidArgument, "Invalid field path \"\(text)\" in \(name).")
-            }
-            paths.append(path)
-        }
-        return paths
+        try FieldPath.fieldPaths(query.all(name))
     }
 
     /// An integer parameter.
