@@ -158,7 +158,10 @@ extension FirestoreService {
         case .query(let query):
             let (named, parent) = try DocumentPath.parse(resourceName: query.parent)
             guard named == database else { throw FirestoreAPI.otherDatabase(query.parent, database) }
-            let json = try bridge(query.structuredQuery)
+            // The REST decoder reads the query, through its proto3 JSON (the bridge every RPC uses).
+            guard let json = try? body(of: query.structuredQuery) else {
+                throw .firestore(.invalidArgument, "The target's structured_query could not be read.")
+            }
             return ListenTarget(
                 id: proto.targetID, kind: .query(try StructuredQuery(json: json, parent: parent)), resume: resume,
                 once: proto.once)
@@ -172,15 +175,6 @@ extension FirestoreService {
             return ListenTarget(id: proto.targetID, kind: .documents(paths), resume: resume, once: proto.once)
         case nil:
             throw .firestore(.invalidArgument, "A target must set query or documents.")
-        }
-    }
-
-    /// A message's proto3 JSON as a `JSONValue`.
-    private static func bridge(_ message: some SwiftProtobuf.Message) throws(APIError) -> JSONValue {
-        do {
-            return try JSONValue.parse(message.jsonString())
-        } catch {
-            throw .firestore(.invalidArgument, "Invalid message: \(error)")
         }
     }
 

@@ -51,11 +51,10 @@ struct QueryConstraints {
     /// The fields of an alternative as a document's top-level fields (nested paths become nested maps).
     /// The document-name constraint is left out; see `documentID(in:)`.
     static func fields(of alternative: Alternative) -> [String: FirestoreValue] {
-        var root: FirestoreValue = .map([:])
+        var fields: [String: FirestoreValue] = [:]
         for (path, value) in alternative where path != .documentName {
-            root = root.inserting(value, at: path.segments[...])
+            FirestoreValue.set(value, at: path.segments[...], in: &fields)
         }
-        guard case .map(let fields) = root else { return [:] }
         return fields
     }
 

@@ -23,24 +23,39 @@ extension Document {
     /// The document with only the fields at `paths` (a mask or projection); `nil` keeps everything.
     func masked(by paths: [FieldPath]?) -> Document {
         guard let paths else { return self }
-        var kept: FirestoreValue = .map([:])
+        var kept: [String: FirestoreValue] = [:]
         for path in paths where path != .documentName {
             guard let value = FirestoreValue.value(at: path, in: fields) else { continue }
-            kept = kept.inserting(value, at: path.segments[...])
+            FirestoreValue.set(value, at: path.segments[...], in: &kept)
         }
         var result = self
-        if case .map(let fields) = kept { result.fields = fields }
+        result.fields = kept
         return result
     }
 }
 
 extension FirestoreValue {
-    /// This map with `value` at `path`, creating intermediate maps (a non-map on the way is replaced).
-    func inserting(_ value: FirestoreValue, at path: ArraySlice<String>) -> FirestoreValue {
-        guard let first = path.first else { return value }
-        var fields: [String: FirestoreValue] = [:]
-        if case .map(let existing) = self { fields = existing }
-        fields[first] = (fields[first] ?? .map([:])).inserting(value, at: path.dropFirst())
-        return .map(fields)
+    /// Sets (or, for `nil`, removes) the value at `segments` below `fields`, creating intermediate maps and
+    /// replacing intermediate non-maps; removing below a missing or non-map intermediate changes nothing.
+    static func set(_ value: FirestoreValue?, at segments: ArraySlice<String>, in fields: inout [String: FirestoreValue]) {
+        guard let key = segments.first else { return }
+        guard segments.count > 1 else {
+            fields[key] = value
+            return
+        }
+        // Take the child out so that it is uniquely referenced while it changes.
+        var child: [String: FirestoreValue]
+        switch fields.removeValue(forKey: key) {
+        case .map(let existing)?:
+            child = existing
+        case let other:
+            guard value != nil else {
+                fields[key] = other
+                return
+            }
+            child = [:]
+        }
+        set(value, at: segments.dropFirst(), in: &child)
+        fields[key] = .map(child)
     }
 }

@@ -23,7 +23,7 @@ extension Write {
             if let updateMask {
                 fields = current?.fields ?? [:]
                 for field in updateMask {
-                    Self.set(FirestoreValue.value(at: field, in: written), at: field.segments[...], in: &fields)
+                    FirestoreValue.set(FirestoreValue.value(at: field, in: written), at: field.segments[...], in: &fields)
                 }
             } else {
                 fields = written
@@ -35,7 +35,7 @@ extension Write {
         results.reserveCapacity(transforms.count)
         for transform in transforms {
             let value = transform.transformed(FirestoreValue.value(at: transform.field, in: fields), commitTime: commitTime)
-            Self.set(value, at: transform.field.segments[...], in: &fields)
+            FirestoreValue.set(value, at: transform.field.segments[...], in: &fields)
             results.append(transform.result(value))
         }
         if let current, Self.identical(current.fields, fields) {
@@ -105,30 +105,6 @@ extension Write {
                 "the stored version (\(current.updateTime.microseconds)) does not match the required base version (\(required.microseconds))"
             )
         }
-    }
-
-    /// Sets (or, for `nil`, removes) the value at `segments` below `fields`, creating intermediate maps and
-    /// replacing intermediate non-maps; removing below a missing or non-map intermediate changes nothing.
-    static func set(_ value: FirestoreValue?, at segments: ArraySlice<String>, in fields: inout [String: FirestoreValue]) {
-        guard let key = segments.first else { return }
-        guard segments.count > 1 else {
-            fields[key] = value
-            return
-        }
-        // Take the child out so that it is uniquely referenced while it changes.
-        var child: [String: FirestoreValue]
-        switch fields.removeValue(forKey: key) {
-        case .map(let existing)?:
-            child = existing
-        case let other:
-            guard value != nil else {
-                fields[key] = other
-                return
-            }
-            child = [:]
-        }
-        set(value, at: segments.dropFirst(), in: &child)
-        fields[key] = .map(child)
     }
 
     /// Whether two sets of fields are the same stored data: unlike `==`, an integer differs from the equal
