@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// Field names of the Firestore protos in their two spellings: JSON (`updateMask`) and proto
 /// (`update_mask`), which production's error messages use.
 enum ProtoName {
@@ -14,5 +16,27 @@ enum ProtoName {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The set members of `json`, a proto3 JSON object of message `type` (`google.firestore.v1.Write`) at
+    /// `location`, by their JSON names among `fields` (the proto spelling is accepted too); `null` members
+    /// are unset. Not an object, or an unknown member (reported in name order), is production's
+    /// INVALID_ARGUMENT.
+    static func members(
+        of json: JSONValue, at location: String, type: String, fields: [String]
+    ) throws(APIError) -> [String: JSONValue] {
+        guard case .object(let object) = json else {
+            throw .firestore(
+                .invalidArgument, "Invalid value at '\(location)' (type.googleapis.com/\(type)), \(json.serialized())")
+        }
+        var members: [String: JSONValue] = [:]
+        for (key, value) in object.sorted(by: { $0.key < $1.key }) {
+            guard let field = fields.first(where: { $0 == key }) ?? fields.first(where: { snakeCase($0) == key }) else {
+                throw .firestore(
+                    .invalidArgument, "Invalid JSON payload received. Unknown name \"\(key)\" at '\(location)': Cannot find field.")
+            }
+            if value != .null { members[field] = value }
+        }
+        return members
     }
 }

@@ -153,19 +153,8 @@ private struct ProtoObject {
 
     /// Reads `json` as a `google.firestore.v1.<type>` with the given lowerCamelCase field names.
     init(_ json: JSONValue, at location: String, type: String, fields: [String]) throws(APIError) {
-        guard case .object(let object) = json else {
-            throw Self.invalidValue(json, at: location, type: "type.googleapis.com/google.firestore.v1.\(type)")
-        }
-        var members: [String: JSONValue] = [:]
-        for (key, value) in object.sorted(by: { $0.key < $1.key }) {
-            guard let field = fields.first(where: { $0 == key || ProtoName.snakeCase($0) == key }) else {
-                throw .firestore(
-                    .invalidArgument, "Invalid JSON payload received. Unknown name \"\(key)\" at '\(location)': Cannot find field.")
-            }
-            if value != .null { members[field] = value }
-        }
         self.location = location
-        self.members = members
+        self.members = try ProtoName.members(of: json, at: location, type: "google.firestore.v1.\(type)", fields: fields)
     }
 
     /// The set field named `field` (lowerCamelCase).

@@ -153,23 +153,14 @@ extension Document {
 /// field` error, and each member is looked up by its JSON name.
 private struct ProtoJSONObject {
     /// The members by JSON name, `null` ones dropped.
-    private var members: [String: JSONValue] = [:]
+    private let members: [String: JSONValue]
     /// Where the object sits in the request, e.g. `writes[0].update`.
     let field: String
 
     /// Reads `json` as a message whose members have the JSON `names`.
     init(_ json: JSONValue, field: String, type: String, names: [String]) throws(APIError) {
         self.field = field
-        guard let object = json.objectValue else {
-            throw .firestore(.invalidArgument, "Invalid value at '\(field)' (type.googleapis.com/\(type)), \(json.serialized())")
-        }
-        for (key, value) in object where value != .null {
-            guard let name = names.first(where: { $0 == key }) ?? names.first(where: { ProtoName.snakeCase($0) == key }) else {
-                throw .firestore(
-                    .invalidArgument, "Invalid JSON payload received. Unknown name \"\(key)\" at '\(field)': Cannot find field.")
-            }
-            members[name] = value
-        }
+        members = try ProtoName.members(of: json, at: field, type: type, fields: names)
     }
 
     /// The member `name`, or `null` when absent.
