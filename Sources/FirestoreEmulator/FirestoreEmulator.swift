@@ -5,8 +5,8 @@ import Logging
 import SecurityRules
 
 /// The Cloud Firestore emulator: documents, queries, transactions and security rules behind the REST v1 API,
-/// the emulator-only endpoints and the gRPC API, all on one port (default 8080; gRPC connections are told
-/// apart by the HTTP/2 preface). Start it in process on port 0 from tests; `port` tells where it listens.
+/// the emulator-only endpoints, the gRPC API and the web SDK's WebChannel streams, all on one port (default
+/// 8080; gRPC connections are told apart by the HTTP/2 preface). Start it in process on port 0 from tests; `port` tells where it listens.
 public final class FirestoreEmulator: ServedEmulator {
     /// The default port (firebase-tools `DEFAULT_PORTS.firestore`).
     public static let defaultPort = 8080
@@ -15,6 +15,8 @@ public final class FirestoreEmulator: ServedEmulator {
     public let projectID: String
     let store: FirestoreStore
     let rules: FirestoreRules
+    /// The web SDK's streams over WebChannel.
+    let webChannel: WebChannelEndpoint
     /// The HTTP server the emulator listens with.
     public let server: EmulatorServer
 
@@ -53,12 +55,23 @@ public final class FirestoreEmulator: ServedEmulator {
             }
         }
         let api = FirestoreAPI(store: store, rules: rules, clock: clock, logger: logger)
+        let webChannel = WebChannelEndpoint(service: FirestoreService(api: api, feed: store.feed))
+        self.webChannel = webChannel
         self.server = EmulatorServer(
             responder: EmulatorResponder(
                 cors: CORSPolicy(exposedHeaders: ["X-HTTP-Session-Id", "X-Client-Wire-Protocol"], allowsCredentials: true)
-            ) { request, context in try await api.handle(request, context: context) },
+            ) { request, context in
+                if let response = try await webChannel.respond(to: request) { return response }
+                return try await api.handle(request, context: context)
+            },
             host: host, port: port, logger: logger,
             http2: GRPCEndpoint(services: grpcServices(api, store.feed)))
+    }
+
+    /// Ends the web SDK's sessions, then stops listening.
+    public func stop() async {
+        webChannel.closeAll()
+        await server.stop()
     }
 
     /// Deletes every document of the default database of `project` (of `projectID` when `nil`).

@@ -29,6 +29,7 @@ import Testing
                 return "change \(document.path) \(ids) -\(removed)"
             case .documentDelete(let path, let removed, _): return "delete \(path) -\(removed)"
             case .documentRemove(let path, let removed, _): return "remove \(path) -\(removed)"
+            case .existenceFilter(let id, let count): return "filter \(id) \(count)"
             }
         }
     }
@@ -38,6 +39,24 @@ import Testing
         let events = session.add(
             ListenTarget(id: 2, kind: query()), results: [document("rooms/a", 1, at: 5)], readTime: Timestamp(microseconds: 10), in: database)
         #expect(render(events) == ["add[2]", "change rooms/a [2] -[]", "current[2]", "noChange[] @10"])
+    }
+
+    @Test func resumedTargetGetsWhatChangedThenAnExistenceFilter() {
+        var session = ListenSession()
+        let target = ListenTarget(id: 2, kind: query(), resume: .token(Timestamp(microseconds: 3).resumeToken))
+        let previous = [document("rooms/a", 1, at: 1), document("rooms/b", 1, at: 1), document("rooms/c", 1, at: 1)]
+        let events = session.add(
+            target, results: [document("rooms/a", 1, at: 1), document("rooms/b", 2, at: 5), document("rooms/d", 1, at: 6)],
+            readTime: Timestamp(microseconds: 10), in: database,
+            resumed: ListenSession.Resumed(previous: previous, deleted: []))
+        #expect(render(events) == [
+            "add[2]", "change rooms/b [2] -[]", "change rooms/d [2] -[]", "remove rooms/c -[2]", "filter 2 3", "current[2]",
+            "noChange[] @10",
+        ])
+        let deleted = session.add(
+            target, results: [], readTime: Timestamp(microseconds: 11), in: database,
+            resumed: ListenSession.Resumed(previous: previous.prefix(1).map { $0 }, deleted: [DocumentPath(segments: ["rooms", "a"])]))
+        #expect(render(deleted) == ["add[2]", "delete rooms/a -[2]", "filter 2 0", "current[2]", "noChange[] @11"])
     }
 
     @Test func resumedTargetIsResetAndOnceTargetIsRemoved() {

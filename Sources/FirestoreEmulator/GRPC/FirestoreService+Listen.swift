@@ -6,7 +6,8 @@ import SwiftProtobuf
 import Synchronization
 
 /// `Listen`: snapshot listeners. Targets come from the client, commits from the store's feed; one loop
-/// feeds both, in arrival order, to a `ListenSession` and writes back what it returns.
+/// feeds both, in arrival order, to a `ListenSession` and writes back what it returns. The loop does not
+/// know its transport: gRPC streams and the web SDK's WebChannel sessions both run it.
 extension FirestoreService {
     /// One input of the listen loop.
     private enum ListenInput: Sendable {
@@ -21,14 +22,17 @@ extension FirestoreService {
     ) async throws -> StreamingServerResponse<Google_Firestore_V1_ListenResponse> {
         let credential = callContext(request.metadata).credential
         return StreamingServerResponse { response in
-            try await serve(request.messages, to: response, credential: credential)
+            try await serveListen(request.messages, credential: credential) { try await response.write(contentsOf: $0) }
             return [:]
         }
     }
 
-    private func serve(
-        _ requests: RPCAsyncSequence<Google_Firestore_V1_ListenRequest, any Error>,
-        to response: RPCWriter<Google_Firestore_V1_ListenResponse>, credential: Credential
+    /// Serves one listen stream: `requests` are the client's, `send` writes a batch of responses (one
+    /// commit's changes and its snapshot go in one batch). Returns when the client ends its requests;
+    /// throws the `RPCError` that ends the stream otherwise.
+    func serveListen(
+        _ requests: some AsyncSequence<Google_Firestore_V1_ListenRequest, any Error> & Sendable, credential: Credential,
+        send: ([Google_Firestore_V1_ListenResponse]) async throws -> Void
     ) async throws {
         // Requests and commits arrive in one stream; commits are yielded into it by the store's feed directly.
         let (inputs, continuation) = AsyncStream<ListenInput>.makeStream(bufferingPolicy: .bufferingOldest(api.store.feed.limit))
@@ -78,7 +82,7 @@ extension FirestoreService {
                 }
                 guard let database = listening?.database, !events.isEmpty else { continue }
                 // One write per batch of events: a commit's changes and its snapshot go out together.
-                try await response.write(contentsOf: events.map { Self.message(for: $0, in: database) })
+                try await send(events.map { Self.message(for: $0, in: database) })
             }
             group.cancelAll()
             if behind.isSet || listening.map({ api.store.feed.takeOverflow(of: $0.subscription) }) == true {
@@ -104,8 +108,12 @@ extension FirestoreService {
                 return session.refuse(proto.targetID, because: error)
             }
             do {
-                let (results, readTime) = try initialResults(of: target, database: database, credential: credential)
-                return session.add(target, results: results, readTime: readTime, in: database)
+                let previous = resumeTime(of: target).flatMap { try? rerun(target, database: database, at: $0) }
+                let (results, readTime, deleted) = try initialResults(
+                    of: target, database: database, credential: credential, previous: previous ?? [])
+                return session.add(
+                    target, results: results, readTime: readTime, in: database,
+                    resumed: previous.map { ListenSession.Resumed(previous: $0, deleted: deleted) })
             } catch {
                 return session.refuse(target.id, because: error)
             }
@@ -114,22 +122,38 @@ extension FirestoreService {
         }
     }
 
-    /// The target's documents now, decided by the rules, and the time they were read at.
-    private func initialResults(of target: ListenTarget, database: DatabaseName, credential: Credential) throws(APIError)
-        -> ([Document], Timestamp)
-    {
+    /// The target's documents now, decided by the rules, the time they were read at, and which of the
+    /// `previous` documents no longer exist.
+    private func initialResults(
+        of target: ListenTarget, database: DatabaseName, credential: Credential, previous: [Document]
+    ) throws(APIError) -> ([Document], Timestamp, deleted: Set<DocumentPath>) {
         let now = api.callContext(authorization: nil).now
-        let (documents, stamp) = try api.store.read(database) { (view: inout DatabaseView) throws(APIError) -> [Document] in
+        let ((documents, deleted), stamp) = try api.store.read(database) {
+            (view: inout DatabaseView) throws(APIError) -> ([Document], Set<DocumentPath>) in
+            let documents: [Document]
             switch target.kind {
             case .query(let query):
                 try api.rules.authorizeQuery(query, credential: credential, view: view, time: now)
-                return view.run(query)
+                documents = view.run(query)
             case .documents(let paths):
                 for path in paths { try api.rules.authorizeGet(path, credential: credential, view: view, time: now) }
-                return paths.compactMap { view.document(at: $0) }
+                documents = paths.compactMap { view.document(at: $0) }
             }
+            return (documents, Set(previous.map(\.path).filter { view.document(at: $0) == nil }))
         }
-        return (documents, stamp.readTime)
+        return (documents, stamp.readTime, deleted)
+    }
+
+    /// When a resumed target's client was last up to date (its resume token's or read time's time), if
+    /// that is in the past.
+    private func resumeTime(of target: ListenTarget) -> Timestamp? {
+        let time: Timestamp?
+        switch target.resume {
+        case .none: time = nil
+        case .token(let token): time = Timestamp(resumeToken: token)
+        case .readTime(let readTime): time = readTime
+        }
+        return time.flatMap { $0 <= Timestamp(api.clock.now()) ? $0 : nil }
     }
 
     /// A target's results as of `time`, for targets whose membership depends on other documents.
@@ -213,6 +237,11 @@ extension FirestoreService {
             remove.removedTargetIds = removed
             remove.readTime = readTime.proto
             message.documentRemove = remove
+        case .existenceFilter(let targetID, let count):
+            var filter = Google_Firestore_V1_ExistenceFilter()
+            filter.targetID = targetID
+            filter.count = count
+            message.filter = filter
         }
         return message
     }

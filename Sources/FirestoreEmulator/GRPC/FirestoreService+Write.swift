@@ -12,19 +12,29 @@ extension FirestoreService {
     func write(request: StreamingServerRequest<Google_Firestore_V1_WriteRequest>, context: ServerContext)
         async throws -> StreamingServerResponse<Google_Firestore_V1_WriteResponse>
     {
-        let metadata = request.metadata
+        let authorization = request.metadata[stringValues: "authorization"].first { _ in true }
         return StreamingServerResponse { writer in
-            var stream = WriteStream(id: RandomID.make(length: 20))
-            for try await message in request.messages {
-                try await writer.write(try respond(to: message, in: &stream, metadata))
-            }
+            try await serveWrite(request.messages, authorization: authorization) { try await writer.write($0) }
             return [:]
+        }
+    }
+
+    /// Serves one write stream, whatever its transport: answers each of `requests` through `send`, each
+    /// commit made for the caller `authorization` (an `Authorization` header's value). Returns when the
+    /// client ends its requests; throws the `RPCError` that ends the stream otherwise.
+    func serveWrite(
+        _ requests: some AsyncSequence<Google_Firestore_V1_WriteRequest, any Error>, authorization: String?,
+        send: (Google_Firestore_V1_WriteResponse) async throws -> Void
+    ) async throws {
+        var stream = WriteStream(id: RandomID.make(length: 20))
+        for try await message in requests {
+            try await send(try respond(to: message, in: &stream, authorization: authorization))
         }
     }
 
     /// The response to one request of `stream`, after committing its writes.
     private func respond(
-        to message: Google_Firestore_V1_WriteRequest, in stream: inout WriteStream, _ metadata: Metadata
+        to message: Google_Firestore_V1_WriteRequest, in stream: inout WriteStream, authorization: String?
     ) throws(RPCError) -> Google_Firestore_V1_WriteResponse {
         let action: WriteStream.Action
         do {
@@ -42,7 +52,7 @@ extension FirestoreService {
             response.streamToken = Data(token)
         case .commit(let database, let token):
             let writes = try Self.body(of: message)["writes"] ?? []
-            let call = RESTCall(context: callContext(metadata), body: ["writes": writes])
+            let call = RESTCall(context: api.callContext(authorization: authorization), body: ["writes": writes])
             let result: JSONValue
             do {
                 result = try api.commit(database, call)

@@ -24,20 +24,47 @@ struct ListenSession: Sendable {
     /// The ids of the active targets.
     var targetIDs: [Int32] { targets.keys.sorted() }
 
-    /// Adds `target` with its current `results` at `readTime`: ADD, RESET when resuming (the client then
-    /// drops what it had, and the full state follows), a change per document, CURRENT, then a snapshot. A
-    /// `once` target is removed again right after. Re-adding an active id replaces it.
+    /// What a resumed target matched at its resume time, when the store still keeps that time.
+    struct Resumed: Sendable {
+        /// The documents the target matched then.
+        var previous: [Document]
+        /// Those of them that no longer exist.
+        var deleted: Set<DocumentPath>
+    }
+
+    /// Adds `target` with its current `results` at `readTime`: ADD, a change per document, CURRENT, then a
+    /// snapshot. A resumed target gets what changed since `resumed` (the changed documents, those that
+    /// left, then an existence filter with the count, as production does), or RESET and the full state
+    /// when its resume time is no longer known. A `once` target is removed again right after. Re-adding an
+    /// active id replaces it.
     mutating func add(
-        _ target: ListenTarget, results: [Document], readTime: Timestamp, in database: DatabaseName
+        _ target: ListenTarget, results: [Document], readTime: Timestamp, in database: DatabaseName,
+        resumed: Resumed? = nil
     ) -> [ListenEvent] {
         var events: [ListenEvent] = [.targetChange(.add, targetIDs: [target.id])]
-        if target.resume != .none { events.append(.targetChange(.reset, targetIDs: [target.id])) }
+        var seen: [DocumentPath: Timestamp] = [:]
+        if let resumed {
+            for document in resumed.previous { seen[document.path] = document.updateTime }
+        } else if target.resume != .none {
+            events.append(.targetChange(.reset, targetIDs: [target.id]))
+        }
         var matching: [DocumentPath: Timestamp] = [:]
         for document in results {
             matching[document.path] = document.updateTime
-            events.append(.documentChange(document, targetIDs: [target.id], removedTargetIDs: []))
+            if seen[document.path] != document.updateTime {
+                events.append(.documentChange(document, targetIDs: [target.id], removedTargetIDs: []))
+            }
         }
         let time = max(readTime, lastReadTime ?? readTime)
+        if let resumed {
+            for path in resumed.previous.map(\.path) where matching[path] == nil {
+                events.append(
+                    resumed.deleted.contains(path)
+                        ? .documentDelete(path, removedTargetIDs: [target.id], readTime: time)
+                        : .documentRemove(path, removedTargetIDs: [target.id], readTime: time))
+            }
+            events.append(.existenceFilter(targetID: target.id, count: Int32(clamping: results.count)))
+        }
         events.append(.targetChange(.current, targetIDs: [target.id], resumeToken: time.resumeToken))
         events.append(snapshot(at: time))
         if target.once {
@@ -72,9 +99,13 @@ struct ListenSession: Sendable {
         var added: [DocumentPath: (document: Document, targets: [Int32])] = [:]
         var removed: [DocumentPath: (deleted: Bool, targets: [Int32])] = [:]
         for id in targets.keys.sorted() {
-            guard var state = targets[id], commitTime > state.since else { continue }
-            let relevant = changes.filter { state.target.scopes($0.path) }
-            guard !relevant.isEmpty else { continue }
+            // Taken out while it changes, so its documents are not copied.
+            guard var state = targets.removeValue(forKey: id) else { continue }
+            let relevant = commitTime > state.since ? changes.filter { state.target.scopes($0.path) } : []
+            guard !relevant.isEmpty else {
+                targets[id] = state
+                continue
+            }
             var now: [DocumentPath: Document] = [:]
             if state.target.isDecidedPerDocument {
                 for change in relevant {

@@ -68,6 +68,8 @@ enum ListenEvent: Sendable {
     case documentDelete(DocumentPath, removedTargetIDs: [Int32], readTime: Timestamp)
     /// `document_remove`: the document exists but left the targets.
     case documentRemove(DocumentPath, removedTargetIDs: [Int32], readTime: Timestamp)
+    /// `filter`: how many documents the target matches now; a client that counts otherwise re-listens.
+    case existenceFilter(targetID: Int32, count: Int32)
 }
 
 extension Timestamp {

@@ -1,0 +1,94 @@
+/// One WebChannel session (Closure's BrowserChannel protocol, version 8: the web SDK opens one per `Listen`
+/// or `Write` stream) as a value-type state machine, without I/O.
+///
+/// Client → server: forward-channel POSTs carry numbered maps (the stream's requests); a retried POST
+/// repeats maps, which are delivered once. Server → client: numbered arrays (array 0 is the handshake's
+/// `c` array), written by one back channel at a time and kept until the client acknowledges them (the
+/// `AID` of its next request), so a back channel that breaks loses nothing: the next one starts again after
+/// the acknowledged id.
+struct WebChannelSession: Sendable {
+    /// One array: its id and its text, `[id,payload]`.
+    struct Array: Sendable, Equatable {
+        /// The array id.
+        var id: Int
+        /// The array as JSON text.
+        var text: String
+    }
+
+    /// The arrays not yet acknowledged, in id order.
+    private(set) var outbox: [Array] = []
+    private var nextArrayID = 1
+    private var lastMapID = -1
+    /// The highest array id any back channel has written.
+    private(set) var writtenThrough = 0
+    /// The bytes of the arrays no back channel has written yet.
+    private(set) var unsentBytes = 0
+    /// The current back channel's generation; `nil` when none is open.
+    private(set) var backChannel: Int?
+    private var generations = 0
+
+    /// The id of the last array queued.
+    var lastArrayID: Int { nextArrayID - 1 }
+
+    /// The bytes of the arrays written or queued but not acknowledged.
+    var unacknowledgedBytes: Int { outbox.reduce(0) { $0 + $1.text.utf8.count } }
+
+    /// The data of the maps of a forward-channel request (map ids from `offset` up) that were not
+    /// delivered before, in order.
+    mutating func receive(_ maps: [String], offset: Int) -> [String] {
+        var fresh: [String] = []
+        for (index, data) in maps.enumerated() where offset + index > lastMapID {
+            fresh.append(data)
+            lastMapID = offset + index
+        }
+        return fresh
+    }
+
+    /// Queues `payload` (a JSON array's text) as the next array; returns its id.
+    @discardableResult
+    mutating func queue(_ payload: String) -> Int {
+        let id = nextArrayID
+        nextArrayID += 1
+        let array = Array(id: id, text: "[\(id),\(payload)]")
+        outbox.append(array)
+        unsentBytes += array.text.utf8.count
+        return id
+    }
+
+    /// The client has received every array up to `arrayID`: they are dropped.
+    mutating func acknowledge(through arrayID: Int) {
+        guard let first = outbox.first, first.id <= arrayID else { return }
+        outbox.removeFirst(outbox.firstIndex { $0.id > arrayID } ?? outbox.count)
+    }
+
+    /// Opens a back channel for a client that has every array up to `arrayID`; it replaces any other.
+    /// Returns its generation.
+    mutating func openBackChannel(acknowledging arrayID: Int) -> Int {
+        acknowledge(through: arrayID)
+        generations += 1
+        backChannel = generations
+        return generations
+    }
+
+    /// Back channel `generation`'s next arrays, those after `sentThrough`, marked written; `nil` once
+    /// another back channel replaced it or it was closed.
+    mutating func take(for generation: Int, after sentThrough: Int) -> [Array]? {
+        guard backChannel == generation else { return nil }
+        let start = outbox.firstIndex { $0.id > sentThrough } ?? outbox.count
+        let arrays = Swift.Array(outbox[start...])
+        for array in arrays where array.id > writtenThrough {
+            unsentBytes -= array.text.utf8.count
+            writtenThrough = array.id
+        }
+        return arrays
+    }
+
+    /// Closes back channel `generation`, unless another replaced it.
+    mutating func closeBackChannel(_ generation: Int) {
+        if backChannel == generation { backChannel = nil }
+    }
+
+    /// The forward channel's answer: `[1, last array id, bytes not yet on a back channel]` (1: the back
+    /// channel is there; the client never needs to be told otherwise, it reopens its own).
+    var forwardResponse: String { "[1,\(lastArrayID),\(unsentBytes)]" }
+}

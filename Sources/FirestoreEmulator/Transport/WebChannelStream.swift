@@ -1,0 +1,175 @@
+import Synchronization
+
+/// The live side of one WebChannel session: its `WebChannelSession` state, the task serving its RPC, the
+/// wake-ups of its back channel and the senders waiting for room.
+final class WebChannelStream: Sendable {
+    /// The RPC the stream carries.
+    enum Method: String, Sendable {
+        case listen = "Listen"
+        case write = "Write"
+    }
+
+    /// The session id (`SID`).
+    let id: String
+    /// The RPC.
+    let method: Method
+
+    /// Hands one request (a map's JSON text) to the RPC; throws if it cannot be read.
+    private let deliver: @Sendable (String) throws -> Void
+    /// Ends the RPC's requests.
+    private let finishRequests: @Sendable () -> Void
+    private let state = Mutex(State())
+
+    private struct State {
+        var session = WebChannelSession()
+        var signal: AsyncStream<Void>.Continuation?
+        var senders: [CheckedContinuation<Void, Never>] = []
+        var task: Task<Void, Never>?
+        var closed = false
+        /// When the client last made a request or a back channel closed.
+        var lastContact = ContinuousClock.now
+        /// When the open back channel last wrote, and how long it may stay silent.
+        var lastWrite = ContinuousClock.now
+        var keepalive = WebChannelStream.keepalive
+    }
+
+    /// The longest a back channel stays silent: a `noop` array goes out after it (the client gives up on a
+    /// back channel after 45 s without data).
+    static let keepalive = Duration.seconds(20)
+    /// How long a session lives without a back channel or a request.
+    static let expiry = Duration.seconds(60)
+    /// Arrays waiting for a back channel beyond this hold up the RPC (its own buffering then applies).
+    static let unsentLimit = 16 * 1024 * 1024
+    /// A streaming back channel ends once this much is unacknowledged, so the client reopens it and
+    /// acknowledges what it has.
+    static let unacknowledgedLimit = 8 * 1024 * 1024
+
+    /// A stream whose requests go to `deliver` until `finishRequests`.
+    init(
+        id: String, method: Method, deliver: @escaping @Sendable (String) throws -> Void,
+        finishRequests: @escaping @Sendable () -> Void
+    ) {
+        self.id = id
+        self.method = method
+        self.deliver = deliver
+        self.finishRequests = finishRequests
+    }
+
+    /// Runs `body`, the RPC, until it ends or the stream closes.
+    func run(_ body: @escaping @Sendable () async -> Void) {
+        let task = Task { await body() }
+        let closed = state.withLock { state in
+            state.task = task
+            return state.closed
+        }
+        if closed { task.cancel() }
+    }
+
+    /// Delivers a forward channel's maps (from map id `offset`) that were not delivered before, after the
+    /// client acknowledged the arrays up to `arrayID`; returns the forward channel's answer. Throws if a
+    /// map cannot be read as a request.
+    func receive(_ maps: [String], offset: Int, acknowledging arrayID: Int?) throws -> String {
+        let fresh = state.withLock { state in
+            state.lastContact = .now
+            if let arrayID { state.session.acknowledge(through: arrayID) }
+            return state.session.receive(maps, offset: offset)
+        }
+        for map in fresh { try deliver(map) }
+        return state.withLock { $0.session.forwardResponse }
+    }
+
+    /// Queues payloads (JSON array texts) for the back channel; waits while too much is waiting for one.
+    func send(_ payloads: [String]) async {
+        let signal = state.withLock { state -> AsyncStream<Void>.Continuation? in
+            guard !state.closed else { return nil }
+            for payload in payloads { state.session.queue(payload) }
+            return state.signal
+        }
+        signal?.yield()
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let mustWait = state.withLock { state in
+                guard !state.closed, state.session.unsentBytes > Self.unsentLimit else { return false }
+                state.senders.append(waiter)
+                return true
+            }
+            if !mustWait { waiter.resume() }
+        }
+    }
+
+    /// Serves a back channel for a client that has the arrays up to `arrayID`: writes each batch of
+    /// arrays as one chunk until the stream closes, another back channel replaces it, or, for a long poll,
+    /// after the first batch. A streaming back channel starts with a `noop` if nothing is waiting, so the
+    /// client sees bytes at once (else it takes the connection for a buffering proxy).
+    func serveBackChannel(
+        acknowledging arrayID: Int, longPoll: Bool, timeout: Duration?, write: (String) async throws -> Void
+    ) async throws {
+        let (signal, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let generation = state.withLock { state -> Int? in
+            guard !state.closed else { return nil }
+            state.signal?.finish()
+            state.signal = wake
+            state.lastContact = .now
+            state.lastWrite = .now
+            state.keepalive = min(timeout ?? Self.keepalive, Self.keepalive)
+            let generation = state.session.openBackChannel(acknowledging: arrayID)
+            if !longPoll, state.session.lastArrayID <= arrayID { state.session.queue(#"["noop"]"#) }
+            return generation
+        }
+        guard let generation else { return }
+        wake.yield()
+        defer {
+            state.withLock { state in
+                state.session.closeBackChannel(generation)
+                state.lastContact = .now
+            }
+        }
+        var sentThrough = arrayID
+        for await _ in signal {
+            let (arrays, senders) = state.withLock { state -> ([WebChannelSession.Array]?, [CheckedContinuation<Void, Never>]) in
+                let arrays = state.session.take(for: generation, after: sentThrough)
+                var senders: [CheckedContinuation<Void, Never>] = []
+                if state.session.unsentBytes <= Self.unsentLimit { swap(&senders, &state.senders) }
+                if arrays?.isEmpty == false { state.lastWrite = .now }
+                return (arrays, senders)
+            }
+            for sender in senders { sender.resume() }
+            guard let arrays else { return }
+            guard let last = arrays.last else { continue }
+            try await write(WebChannelWire.chunk("[" + arrays.map(\.text).joined(separator: ",") + "]"))
+            sentThrough = last.id
+            if longPoll { return }
+            if state.withLock({ $0.session.unacknowledgedBytes > Self.unacknowledgedLimit }) { return }
+        }
+    }
+
+    /// Keeps the stream alive or ends it: a `noop` for a back channel silent for its keepalive; `false`
+    /// (and the stream closed) once it has had neither a back channel nor a request for `expiry`.
+    func tick(now: ContinuousClock.Instant) -> Bool {
+        let (signal, expired) = state.withLock { state -> (AsyncStream<Void>.Continuation?, Bool) in
+            if state.closed { return (nil, true) }
+            if state.session.backChannel != nil {
+                guard now - state.lastWrite >= state.keepalive else { return (nil, false) }
+                state.session.queue(#"["noop"]"#)
+                state.lastWrite = now
+                return (state.signal, false)
+            }
+            return (nil, now - state.lastContact >= Self.expiry)
+        }
+        signal?.yield()
+        if expired { close() }
+        return !expired
+    }
+
+    /// Ends the stream: its RPC stops, its back channel ends, waiting senders go on.
+    func close() {
+        let (task, signal, senders) = state.withLock { state in
+            state.closed = true
+            defer { state.senders = [] }
+            return (state.task, state.signal, state.senders)
+        }
+        finishRequests()
+        task?.cancel()
+        signal?.finish()
+        for sender in senders { sender.resume() }
+    }
+}
