@@ -67,13 +67,16 @@ final class Recorder: Sendable {
 }
 
 /// Commit → listener latency with `listeners` listeners, `perStream` targets on each stream, the streams
-/// spread over `connections` connections.
-func latency(port: Int, listeners: Int, perStream: Int = 1, connections: Int, commits: Int) async throws {
+/// spread over `connections` connections. The first `warmUp` commits are not measured (they fill caches
+/// and instantiate code paths for the first time).
+func latency(port: Int, listeners: Int, perStream: Int = 1, connections: Int, commits: Int, warmUp: Int = 10)
+    async throws
+{
     let collection = "latency\(listeners)x\(perStream)"
     let streamCount = listeners / perStream
     let recorder = Recorder()
     let ready = AsyncStream<Void>.makeStream()
-    let delivered = AsyncStream<Void>.makeStream()
+    let delivered = AsyncStream<Int>.makeStream()
     try await withThrowingTaskGroup(of: Void.self) { group in
         for connection in 0..<connections {
             let share = streamCount / connections + (connection < streamCount % connections ? 1 : 0)
@@ -107,8 +110,8 @@ func latency(port: Int, listeners: Int, perStream: Int = 1, connections: Int, co
                                                 }
                                             }
                                             received += 1
-                                            for _ in change.targetIds { delivered.continuation.yield() }
-                                            if received == commits { break }
+                                            delivered.continuation.yield(change.targetIds.count)
+                                            if received == warmUp + commits { break }
                                         }
                                     }
                                     requestsIn.finish()
@@ -127,11 +130,12 @@ func latency(port: Int, listeners: Int, perStream: Int = 1, connections: Int, co
         }
         try await withClient(port: port) { writer in
             var deliveries = delivered.stream.makeAsyncIterator()
-            for index in 0..<commits {
+            for index in 0..<(warmUp + commits) {
                 let id = "m\(index)"
-                recorder.sentAt.withLock { $0[id] = ContinuousClock.now }
+                if index >= warmUp { recorder.sentAt.withLock { $0[id] = ContinuousClock.now } }
                 _ = try await writer.commit(commit(collection, id, Int64(index)), metadata: owner)
-                for _ in 0..<listeners { _ = await deliveries.next() }
+                var seen = 0
+                while seen < listeners, let count = await deliveries.next() { seen += count }
             }
         }
         try await group.waitForAll()

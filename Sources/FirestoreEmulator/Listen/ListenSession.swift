@@ -7,22 +7,28 @@ import EmulatorCore
 /// It keeps, per target, the documents the client has been told match (with their update times), so every
 /// commit produces exactly the changes the SDKs' watch logic expects, followed by one global snapshot.
 struct ListenSession: Sendable {
-    private struct TargetState: Sendable {
+    fileprivate struct TargetState: Sendable {
         var target: ListenTarget
         /// The documents the client was told match, with the update time it saw.
-        var matching: [DocumentPath: Timestamp]
+        var matching: [HashedPath: Timestamp]
         /// The read time of the results the target started with: commits at or before it are in them.
         var since: Timestamp
         /// The query's filter prepared once, for matching each changed document.
         var plan: QueryPlan?
+        /// Which documents the target can concern.
+        var scope: ListenScope
     }
 
-    private var targets: [Int32: TargetState] = [:]
+    private var targets: [Int32: TargetState] = [:] {
+        didSet { if targets.count != order.count { order = targets.keys.sorted() } }
+    }
+    /// The active targets' ids in order, kept with `targets`.
+    private var order: [Int32] = []
     /// The read time of the last snapshot sent; snapshots never go back in time.
     private(set) var lastReadTime: Timestamp?
 
     /// The ids of the active targets.
-    var targetIDs: [Int32] { targets.keys.sorted() }
+    var targetIDs: [Int32] { order }
 
     /// What a resumed target matched at its resume time, when the store still keeps that time.
     struct Resumed: Sendable {
@@ -48,16 +54,16 @@ struct ListenSession: Sendable {
         } else if target.resume != .none {
             events.append(.targetChange(.reset, targetIDs: [target.id]))
         }
-        var matching: [DocumentPath: Timestamp] = [:]
+        var matching: [HashedPath: Timestamp] = [:]
         for document in results {
-            matching[document.path] = document.updateTime
+            matching[HashedPath(document.path)] = document.updateTime
             if seen[document.path] != document.updateTime {
                 events.append(.documentChange(document, targetIDs: [target.id], removedTargetIDs: []))
             }
         }
         let time = max(readTime, lastReadTime ?? readTime)
         if let resumed {
-            for path in resumed.previous.map(\.path) where matching[path] == nil {
+            for path in resumed.previous.map(\.path) where matching[HashedPath(path)] == nil {
                 events.append(
                     resumed.deleted.contains(path)
                         ? .documentDelete(path, removedTargetIDs: [target.id], readTime: time)
@@ -72,7 +78,8 @@ struct ListenSession: Sendable {
         } else {
             var plan: QueryPlan?
             if case .query(let query) = target.kind { plan = QueryPlan(query, in: database) }
-            targets[target.id] = TargetState(target: target, matching: matching, since: readTime, plan: plan)
+            targets[target.id] = TargetState(
+                target: target, matching: matching, since: readTime, plan: plan, scope: target.scope)
         }
         return events
     }
@@ -96,56 +103,13 @@ struct ListenSession: Sendable {
         _ changes: [(path: DocumentPath, before: Document?, after: Document?)], at commitTime: Timestamp,
         in database: DatabaseName, rerun: (ListenTarget) throws(APIError) -> [Document]
     ) throws(APIError) -> [ListenEvent] {
-        var added: [DocumentPath: (document: Document, targets: [Int32])] = [:]
-        var removed: [DocumentPath: (deleted: Bool, targets: [Int32])] = [:]
-        for id in targets.keys.sorted() {
-            // Taken out while it changes, so its documents are not copied.
-            guard var state = targets.removeValue(forKey: id) else { continue }
-            let relevant = commitTime > state.since ? changes.filter { state.target.scopes($0.path) } : []
-            guard !relevant.isEmpty else {
-                targets[id] = state
-                continue
-            }
-            var now: [DocumentPath: Document] = [:]
-            if state.target.isDecidedPerDocument {
-                for change in relevant {
-                    if let after = change.after, state.plan?.matches(after) ?? state.target.scopes(after.path) {
-                        now[change.path] = after
-                    }
-                }
-                for change in relevant where now[change.path] == nil && state.matching[change.path] != nil {
-                    removed[change.path, default: (change.after == nil, [])].targets.append(id)
-                    state.matching[change.path] = nil
-                }
-            } else {
-                let results = try rerun(state.target)
-                for document in results { now[document.path] = document }
-                let deletedPaths = Set(relevant.filter { $0.after == nil }.map(\.path))
-                for path in state.matching.keys where now[path] == nil {
-                    removed[path, default: (deletedPaths.contains(path), [])].targets.append(id)
-                    state.matching[path] = nil
-                }
-            }
-            for (path, document) in now where state.matching[path] != document.updateTime {
-                added[path, default: (document, [])].targets.append(id)
-                state.matching[path] = document.updateTime
-            }
-            targets[id] = state
+        var outcome = CommitOutcome(changes: changes)
+        for id in order {
+            // Changed in place: a target's documents are never copied.
+            try targets[id]!.apply(&outcome, id: id, at: commitTime, rerun: rerun)
         }
-        guard !added.isEmpty || !removed.isEmpty else { return [] }
-        var events: [ListenEvent] = []
-        for path in Set(added.keys).union(removed.keys).sorted() {
-            let leaving = removed[path]
-            if let (document, ids) = added[path] {
-                events.append(.documentChange(document, targetIDs: ids, removedTargetIDs: leaving?.targets ?? []))
-            } else if let leaving, leaving.deleted {
-                events.append(.documentDelete(path, removedTargetIDs: leaving.targets, readTime: commitTime))
-            } else if let leaving {
-                events.append(.documentRemove(path, removedTargetIDs: leaving.targets, readTime: commitTime))
-            }
-        }
-        events.append(snapshot(at: commitTime))
-        return events
+        let events = outcome.events(at: commitTime)
+        return events.isEmpty ? [] : events + [snapshot(at: commitTime)]
     }
 
     /// A global consistent snapshot (empty target ids, a read time, a resume token).
@@ -154,4 +118,129 @@ struct ListenSession: Sendable {
         lastReadTime = time
         return .targetChange(.noChange, targetIDs: [], resumeToken: time.resumeToken, readTime: time)
     }
+}
+
+extension ListenSession.TargetState {
+    /// Applies one commit to the target, recording in `outcome` the documents that entered or left it.
+    mutating func apply(
+        _ outcome: inout ListenSession.CommitOutcome, id: Int32, at commitTime: Timestamp,
+        rerun: (ListenTarget) throws(APIError) -> [Document]
+    ) throws(APIError) {
+        guard commitTime > since else { return }
+        let changes = outcome.changes
+        if target.isDecidedPerDocument {
+            // Bound once: reading them in the loop would copy them for every change.
+            let scope = scope
+            let plan = plan
+            for (index, change) in changes.enumerated() where scope.contains(change.path) {
+                let key = outcome.keys[index]
+                if let after = change.after, plan?.matches(after) ?? true {
+                    if matching.updateValue(after.updateTime, forKey: key) != after.updateTime {
+                        outcome.entered[index].append(id)
+                    }
+                } else if matching.removeValue(forKey: key) != nil {
+                    outcome.left[index].append(id)
+                }
+            }
+            return
+        }
+        guard changes.contains(where: { scope.contains($0.path) }) else { return }
+        let results = try rerun(target)
+        let now = results.map { HashedPath($0.path) }
+        let current = Set(now)
+        for key in matching.keys.filter({ !current.contains($0) }) {
+            matching[key] = nil
+            outcome.leave(key.path, id)
+        }
+        for (document, key) in zip(results, now) where matching.updateValue(document.updateTime, forKey: key) != document.updateTime {
+            outcome.enter(document, id)
+        }
+    }
+}
+
+extension ListenSession {
+    /// What one commit does to the targets: per changed document (by its index in the commit), the targets
+    /// it entered and left, and the documents that entered or left a re-run target without changing.
+    struct CommitOutcome {
+        let changes: [(path: DocumentPath, before: Document?, after: Document?)]
+        /// The changed paths, hashed once for every target.
+        let keys: [HashedPath]
+        var entered: [[Int32]]
+        var left: [[Int32]]
+        private var indices: [DocumentPath: Int]?
+        private var enteredUnchanged: [DocumentPath: (document: Document, targets: [Int32])] = [:]
+        private var leftUnchanged: [DocumentPath: [Int32]] = [:]
+
+        init(changes: [(path: DocumentPath, before: Document?, after: Document?)]) {
+            self.changes = changes
+            keys = changes.map { HashedPath($0.path) }
+            entered = Array(repeating: [], count: changes.count)
+            left = Array(repeating: [], count: changes.count)
+        }
+
+        /// `document` entered target `id` (re-run).
+        mutating func enter(_ document: Document, _ id: Int32) {
+            if let index = index(of: document.path) {
+                entered[index].append(id)
+            } else {
+                enteredUnchanged[document.path, default: (document, [])].targets.append(id)
+            }
+        }
+
+        /// `path` left target `id` (re-run).
+        mutating func leave(_ path: DocumentPath, _ id: Int32) {
+            if let index = index(of: path) { left[index].append(id) } else { leftUnchanged[path, default: []].append(id) }
+        }
+
+        private mutating func index(of path: DocumentPath) -> Int? {
+            if indices == nil {
+                indices = Dictionary(changes.indices.map { (changes[$0].path, $0) }, uniquingKeysWith: { first, _ in first })
+            }
+            return indices?[path]
+        }
+
+        /// The document events, in document order: a change for a document that entered a target (listing
+        /// those it left), else a delete or a remove.
+        func events(at commitTime: Timestamp) -> [ListenEvent] {
+            var events: [(path: DocumentPath, event: ListenEvent)] = []
+            for index in changes.indices {
+                let (path, _, after) = changes[index]
+                if let after, !entered[index].isEmpty {
+                    events.append((path, .documentChange(after, targetIDs: entered[index], removedTargetIDs: left[index])))
+                } else if !left[index].isEmpty {
+                    events.append(
+                        (path, after == nil
+                            ? .documentDelete(path, removedTargetIDs: left[index], readTime: commitTime)
+                            : .documentRemove(path, removedTargetIDs: left[index], readTime: commitTime)))
+                }
+            }
+            for (path, entry) in enteredUnchanged {
+                events.append(
+                    (path, .documentChange(entry.document, targetIDs: entry.targets, removedTargetIDs: leftUnchanged[path] ?? [])))
+            }
+            for (path, ids) in leftUnchanged where enteredUnchanged[path] == nil {
+                events.append((path, .documentRemove(path, removedTargetIDs: ids, readTime: commitTime)))
+            }
+            return events.sorted { $0.path < $1.path }.map(\.event)
+        }
+    }
+}
+
+/// A document path with its hash computed once: the listen state of every target keys its documents by
+/// it, so a commit hashes each changed path once, not once per target, and growing a target's table
+/// rehashes no strings.
+struct HashedPath: Hashable, Sendable {
+    /// The path.
+    let path: DocumentPath
+    private let hash: Int
+
+    /// `path`, hashed.
+    init(_ path: DocumentPath) {
+        self.path = path
+        hash = path.hashValue
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+    static func == (lhs: HashedPath, rhs: HashedPath) -> Bool { lhs.hash == rhs.hash && lhs.path == rhs.path }
 }

@@ -29,19 +29,14 @@ struct ListenTarget: Sendable {
     /// Removed by the server once current (`once`).
     var once = false
 
-    /// Whether `path` (a document of the database) is in the target's scope: one of its documents, or in
-    /// the queried collection or collection group (before the filter is applied).
-    func scopes(_ path: DocumentPath) -> Bool {
+    /// The documents the target can concern: its documents, or those of the queried collection or
+    /// collection group (before the filter is applied).
+    var scope: ListenScope {
         switch kind {
-        case .documents(let paths): return paths.contains(path)
+        case .documents(let paths): return .documents(Set(paths))
         case .query(let query):
-            guard path.isDocument else { return false }
-            let collection = path.parent
-            if query.allDescendants {
-                return query.parent.isPrefix(of: collection)
-                    && (query.collectionID.isEmpty || collection.lastSegment == query.collectionID)
-            }
-            return collection == query.parent.appending(query.collectionID)
+            if query.allDescendants { return .group(parent: query.parent.segments, collectionID: query.collectionID) }
+            return .collection(query.parent.segments + [query.collectionID])
         }
     }
 
@@ -50,6 +45,29 @@ struct ListenTarget: Sendable {
     var isDecidedPerDocument: Bool {
         guard case .query(let query) = kind else { return true }
         return query.limit == nil && query.offset == 0 && query.startAt == nil && query.endAt == nil
+    }
+}
+
+/// Which documents a target can concern, prepared once for checking every changed path.
+enum ListenScope: Sendable {
+    /// Exactly these documents.
+    case documents(Set<DocumentPath>)
+    /// The documents directly in the collection at these segments.
+    case collection([String])
+    /// The documents below `parent` in collections named `collectionID` (any name when empty).
+    case group(parent: [String], collectionID: String)
+
+    /// Whether `path`, a path of the database, is in the scope.
+    func contains(_ path: DocumentPath) -> Bool {
+        let segments = path.segments
+        switch self {
+        case .documents(let paths): return paths.contains(path)
+        case .collection(let collection):
+            return segments.count == collection.count + 1 && segments.starts(with: collection)
+        case .group(let parent, let collectionID):
+            guard path.isDocument, segments.count >= parent.count + 2, segments.starts(with: parent) else { return false }
+            return collectionID.isEmpty || segments[segments.count - 2] == collectionID
+        }
     }
 }
 
