@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "AuthEmulator", targets: ["AuthEmulator"]),
         .library(name: "FirestoreEmulator", targets: ["FirestoreEmulator"]),
         .library(name: "FirestoreWire", targets: ["FirestoreWire"]),
+        .library(name: "StorageEmulator", targets: ["StorageEmulator"]),
         .library(name: "EmulatorCore", targets: ["EmulatorCore"]),
         .library(name: "SecurityRules", targets: ["SecurityRules"]),
     ],
@@ -38,10 +39,11 @@ let package = Package(
             name: "EmulatorCore",
             swiftSettings: swiftSettings
         ),
-        // The Firestore / Storage security rules language: compiler and evaluator, no NIO or HTTP.
+        // The Firestore / Storage security rules language: compiler and evaluator, no NIO or HTTP (and
+        // `request.auth` from EmulatorCore's credentials).
         .target(
             name: "SecurityRules",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["EmulatorCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // The HTTP edge every emulator shares: listener, CORS, Google-style error rendering, JSON bodies.
@@ -98,6 +100,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Cloud Storage for Firebase emulator: object store on disk, Firebase v0 API (rules), GCS JSON API.
+        .target(
+            name: "StorageEmulator",
+            dependencies: [
+                "EmulatorCore",
+                "EmulatorHTTP",
+                "SecurityRules",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Suite",
             dependencies: [
@@ -105,6 +121,7 @@ let package = Package(
                 "EmulatorHTTP",
                 "AuthEmulator",
                 "FirestoreEmulator",
+                "StorageEmulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -178,6 +195,17 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StorageEmulatorTests",
+            dependencies: [
+                "StorageEmulator",
+                "EmulatorCore",
+                "SecurityRules",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

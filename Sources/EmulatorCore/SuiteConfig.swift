@@ -34,7 +34,7 @@ public struct SuiteConfig: Sendable, Equatable {
     }
 
     /// The emulators available in this build, started when no config names any.
-    public static let available: [EmulatorName] = [.auth, .firestore]
+    public static let available: [EmulatorName] = [.auth, .firestore, .storage]
 
     /// The names that `--only` and config files accept.
     public static let known: [EmulatorName] = EmulatorName.allCases

@@ -4,6 +4,7 @@ import EmulatorHTTP
 import FirestoreEmulator
 import Foundation
 import Logging
+import StorageEmulator
 import Synchronization
 
 /// The whole suite: starts the configured emulators in parallel, then the hub, and stops them all.
@@ -21,6 +22,8 @@ public final class Suite: Sendable {
     public let auth: AuthEmulator?
     /// The Firestore emulator, when the suite runs it.
     public let firestore: FirestoreEmulator?
+    /// The Storage emulator, when the suite runs it.
+    public let storage: StorageEmulator?
 
     /// Creates a suite for `config`; nothing listens until `start()`. `notify` receives messages for the
     /// developer, such as the email links and SMS codes the Auth emulator does not send. Throws if a rules
@@ -47,6 +50,15 @@ public final class Suite: Sendable {
         } else {
             firestore = nil
         }
+        if let settings = config.emulators[.storage] {
+            let address = config.address(of: .storage)
+            // Storage rules' firestore.get() reads the Firestore emulator's documents in process.
+            storage = try StorageEmulator(
+                projectID: config.projectID, host: address.host, port: address.port,
+                rulesFile: settings.rules.map(config.resolve), documents: firestore?.rulesDocuments(), logger: logger)
+        } else {
+            storage = nil
+        }
     }
 
     /// The emulators that are listening, in the official order, the hub last.
@@ -63,6 +75,7 @@ public final class Suite: Sendable {
         var result: [(EmulatorName, any EmulatorLifecycle)] = []
         if let auth { result.append((.auth, auth)) }
         if let firestore { result.append((.firestore, firestore)) }
+        if let storage { result.append((.storage, storage)) }
         return result
     }
 

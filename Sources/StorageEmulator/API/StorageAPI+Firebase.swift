@@ -1,0 +1,348 @@
+import EmulatorCore
+import EmulatorHTTP
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SecurityRules
+
+/// The Firebase v0 API (`/v0/b/{bucket}/o/{name}`), what the web, iOS and Android SDKs call, with
+/// `storage.rules` deciding every request but an admin's (`Bearer owner` / `Firebase owner`). Statuses,
+/// headers and messages are production's and the official emulator's (firebase-tools
+/// `src/emulator/storage/apis/firebase.ts`).
+extension StorageAPI {
+    func firebase(_ request: Request, segments: [String]) async throws -> Response {
+        if segments.isEmpty || segments == [""], request.method == .get { return .json(["emulator": "storage"]) }
+        guard segments.count >= 3, segments[0] == "b", segments[2] == "o", !segments[1].isEmpty else {
+            throw Self.error(404, "Not Found.")
+        }
+        let bucket = Self.decoded(segments[1])
+        store.ensureBucket(bucket, now: now)
+        let credential = Credential(authorizationHeader: request.headers[.authorization])
+        if credential != .owner, rules.ruleset(for: bucket) == nil {
+            throw Self.error(403, "Permission denied. Storage Emulator has no loaded ruleset.")
+        }
+        let query = request.queryFields
+        let name = segments.count > 3 ? Self.decoded(segments[3...].joined(separator: "/")) : nil
+        switch (request.method, name) {
+        case (.get, nil): return try list(bucket, query: query, credential: credential)
+        case (.get, let name?): return try get(bucket, name, request: request, credential: credential)
+        case (.post, _), (.put, _):
+            if request.method == .put, request.headers[.httpMethodOverride]?.lowercased() == "patch", let name {
+                return try await updateMetadata(bucket, name, request: request, credential: credential)
+            }
+            if let name, query["create_token"] != nil || query["delete_token"] != nil {
+                return try token(bucket, name, query: query, credential: credential)
+            }
+            return try await upload(bucket, name: name ?? query["name"], request: request, credential: credential)
+        case (.patch, let name?): return try await updateMetadata(bucket, name, request: request, credential: credential)
+        case (.delete, let name?): return try delete(bucket, name, credential: credential)
+        default: throw Self.error(404, "Not Found.")
+        }
+    }
+
+    // MARK: Reads
+
+    /// Metadata (`GET`) or bytes (`alt=media`). A valid download `token` skips the rules.
+    private func get(_ bucket: String, _ name: String, request: Request, credential: Credential) throws -> Response {
+        let query = request.queryFields
+        let existing = store.object(bucket, name)
+        let tokenValid = query["token"].map { token in existing?.downloadTokens.contains(token) == true } ?? false
+        guard tokenValid || rules.allows(.get, bucket: bucket, name: name, credential: credential, resource: existing, time: now)
+        else { throw Self.error(403, "Permission denied. No READ permission.") }
+        guard var object = existing else { throw Self.error(404, "Not Found.") }
+        if object.downloadTokens.isEmpty {
+            object = store.update(bucket, name) { object in
+                guard object.downloadTokens.isEmpty else { return }
+                object.downloadTokens = [Self.newToken()]
+                object.touch(now)
+            } ?? object
+        }
+        if query["alt"] == "media" {
+            return try ObjectDownload.response(for: object, range: request.headers[.range], store: store)
+        }
+        return .json(object.firebaseJSON)
+    }
+
+    /// `GET /v0/b/{bucket}/o?prefix=&delimiter=&pageToken=&maxResults=`: names and prefixes only.
+    private func list(_ bucket: String, query: FormFields, credential: Credential) throws -> Response {
+        let prefix = query["prefix"] ?? ""
+        guard prefix.isEmpty || prefix.hasSuffix("/") else {
+            throw Self.error(400, "The prefix parameter is required to be empty or ends with a single / character.")
+        }
+        var maxResults = 1000
+        if let text = query["maxResults"] {
+            guard let value = Int(text), value > 0 else { throw Self.error(400, "Invalid maxResults: \(text).") }
+            maxResults = min(value, 1000)
+        }
+        var rulePath = prefix
+        while rulePath.hasSuffix("/") { rulePath.removeLast() }
+        guard rules.allows(.list, bucket: bucket, name: rulePath, credential: credential, resource: nil, time: now) else {
+            throw Self.error(403, "Permission denied. No LIST permission.")
+        }
+        let delimiter = query["delimiter"].flatMap { $0.isEmpty ? nil : $0 }
+        let page = store.list(bucket, prefix: prefix, delimiter: delimiter, pageToken: query["pageToken"], maxResults: maxResults)
+        var json: [String: JSONValue] = [
+            "prefixes": .array(page.prefixes.filter { Self.isValidPath($0, trailingSlash: true) }.map { .string($0) }),
+            "items": .array(page.objects.filter { Self.isValidPath($0.name) }.map {
+                ["name": .string($0.name), "bucket": .string($0.bucket)]
+            }),
+        ]
+        if let next = page.nextPageToken { json["nextPageToken"] = .string(next) }
+        return .json(.object(json))
+    }
+
+    /// Whether the v0 API lists `path` (no empty segment, at most one trailing slash for a prefix).
+    private static func isValidPath(_ path: String, trailingSlash: Bool = false) -> Bool {
+        var path = Substring(path)
+        if trailingSlash, path.hasSuffix("/") { path = path.dropLast() }
+        if path.hasPrefix("/") { path = path.dropFirst() }
+        return !path.isEmpty && !path.split(separator: "/", omittingEmptySubsequences: false).contains { $0.isEmpty }
+    }
+
+    // MARK: Writes
+
+    /// `PATCH` (or `PUT` with `X-HTTP-Method-Override: PATCH`): writable metadata, `null` removes.
+    private func updateMetadata(_ bucket: String, _ name: String, request: Request, credential: Credential) async throws
+        -> Response
+    {
+        let body = try await Self.jsonBody(of: request)
+        let existing = store.object(bucket, name)
+        var proposed = existing
+        proposed?.apply(body)
+        proposed?.touch(now)
+        guard rules.allows(.update, bucket: bucket, name: name, credential: credential, resource: existing, proposed: proposed, time: now)
+        else { throw Self.error(403, "Permission denied. No WRITE permission.") }
+        let time = now
+        guard let updated = store.update(bucket, name, { object in
+            object.apply(body)
+            object.touch(time)
+        }) else { throw Self.error(404, "Not Found.") }
+        return Self.withObjectHeaders(.json(updated.firebaseJSON), updated)
+    }
+
+    /// `DELETE`: 204.
+    private func delete(_ bucket: String, _ name: String, credential: Credential) throws -> Response {
+        let existing = store.object(bucket, name)
+        guard rules.allows(.delete, bucket: bucket, name: name, credential: credential, resource: existing, time: now) else {
+            throw Self.error(403, "Permission denied. No WRITE permission.")
+        }
+        guard try store.delete(bucket, name) != nil else { throw Self.error(404, "Not Found.") }
+        return Response(status: .noContent)
+    }
+
+    /// `?create_token=true` / `?delete_token=<token>`: admin only.
+    private func token(_ bucket: String, _ name: String, query: FormFields, credential: Credential) throws -> Response {
+        guard credential == .owner else { throw Self.error(403, "Missing admin credentials.") }
+        let time = now
+        let updated: StoredObject?
+        if let create = query["create_token"] {
+            guard create == "true" else { throw Self.error(400, "Invalid create_token: \(create).") }
+            updated = store.update(bucket, name) { object in
+                object.downloadTokens.append(Self.newToken())
+                object.touch(time)
+            }
+        } else {
+            let token = query["delete_token"] ?? ""
+            updated = store.update(bucket, name) { object in
+                object.downloadTokens.removeAll { $0 == token }
+                if object.downloadTokens.isEmpty { object.downloadTokens = [Self.newToken()] }
+                object.touch(time)
+            }
+        }
+        guard let updated else { throw Self.error(404, "Not Found.") }
+        return Self.withObjectHeaders(.json(updated.firebaseJSON), updated)
+    }
+
+    private static func withObjectHeaders(_ response: Response, _ object: StoredObject) -> Response {
+        var response = response
+        if let value = object.contentDisposition { response.headers[.contentDisposition] = value }
+        if let value = object.contentEncoding { response.headers[.contentEncoding] = value }
+        if let value = object.cacheControl { response.headers[.cacheControl] = value }
+        if let value = object.contentLanguage { response.headers[.contentLanguage] = value }
+        return response
+    }
+
+    /// A new download token (a UUID, as production's).
+    static func newToken() -> String { UUID().uuidString.lowercased() }
+
+    // MARK: Uploads
+
+    /// Media, multipart and resumable uploads (`X-Goog-Upload-Protocol`, `X-Goog-Upload-Command`).
+    private func upload(_ bucket: String, name: String?, request: Request, credential: Credential) async throws -> Response {
+        let uploadProtocol = request.headers[.googUploadProtocol]?.lowercased()
+        if let command = request.headers[.googUploadCommand]?.lowercased() {
+            return try await resumable(bucket, name: name, command: command, request: request, credential: credential)
+        }
+        if uploadProtocol == "resumable" { throw Self.error(400, "Missing X-Goog-Upload-Command.") }
+        guard let name else { throw Self.error(400, "Missing object name: pass it in the path or as ?name=.") }
+        if let problem = Self.nameProblem(name) { throw Self.error(400, problem) }
+        let writer = try store.newBlob()
+        do {
+            var metadata: JSONValue?
+            var contentType = request.headers[.contentType]
+            if uploadProtocol == "multipart" {
+                guard let type = contentType, let boundary = MultipartRelated.boundary(of: type) else {
+                    throw Self.error(400, "A multipart upload needs Content-Type: multipart/related; boundary=...")
+                }
+                let parts = try await MultipartRelated.read(request.body, boundary: boundary, into: writer, limit: maxUploadSize)
+                metadata = parts.metadata
+                contentType = parts.contentType
+            } else {
+                try await UploadBody.write(request.body, to: writer, limit: maxUploadSize)
+            }
+            let blob = try writer.finish()
+            let object = try finishUpload(
+                bucket, name, blob: blob, metadata: metadata, contentType: contentType, credential: credential)
+            return .json(object.firebaseJSON)
+        } catch let error as UploadError {
+            writer.discard()
+            throw Self.wireError(error)
+        } catch {
+            writer.discard()
+            throw error
+        }
+    }
+
+    /// Writes the object of a complete upload if the rules allow it (`create`, or `update` when it
+    /// replaces an object); else removes the blob and refuses with 403.
+    func finishUpload(
+        _ bucket: String, _ name: String, blob: Blob, metadata: JSONValue?, contentType: String?, credential: Credential
+    ) throws -> StoredObject {
+        let time = now
+        var object = StoredObject(bucket: bucket, name: name, blob: blob, metadata: metadata, now: time)
+        if object.contentType == nil {
+            object.contentType = contentType.flatMap { $0.isEmpty ? nil : $0 } ?? "application/octet-stream"
+        }
+        if object.downloadTokens.isEmpty { object.downloadTokens = [Self.newToken()] }
+        let existing = store.object(bucket, name)
+        guard
+            rules.allows(
+                existing == nil ? .create : .update, bucket: bucket, name: name, credential: credential, resource: existing,
+                proposed: object, time: time)
+        else {
+            store.discard(blob)
+            throw Self.error(403, "Permission denied. No WRITE permission.")
+        }
+        return try store.put(object)
+    }
+
+    /// The resumable protocol: `start`, then `upload` / `upload, finalize` / `finalize` / `query` /
+    /// `cancel` on the upload URL (`upload_id`).
+    private func resumable(_ bucket: String, name: String?, command: String, request: Request, credential: Credential)
+        async throws -> Response
+    {
+        let query = request.queryFields
+        if command == "start" {
+            guard let name else { throw Self.error(400, "Missing object name: pass it in the path or as ?name=.") }
+            if let problem = Self.nameProblem(name) { throw Self.error(400, problem) }
+            var metadata = try await Self.jsonBody(of: request)
+            if metadata["contentType"] == nil, let type = request.headers[.googUploadHeaderContentType],
+                case .object(var members) = metadata
+            {
+                members["contentType"] = .string(type)
+                metadata = .object(members)
+            }
+            let id = RandomID.make(length: 32, from: RandomID.base64URL)
+            let upload = ResumableUpload(
+                id: id, bucket: bucket, name: name, metadata: metadata, authorization: request.headers[.authorization],
+                declaredSize: request.headers[.googUploadHeaderContentLength].flatMap { Int64($0) })
+            uploads.start(upload, writer: try store.newBlob())
+            var url = URLComponents(string: "\(Self.base(of: request))/v0/b/\(Self.percentEncoded(bucket))/o")!
+            url.queryItems = [
+                URLQueryItem(name: "name", value: name), URLQueryItem(name: "upload_id", value: id),
+                URLQueryItem(name: "upload_protocol", value: "resumable"),
+            ]
+            var response = Response(status: .ok)
+            response.headers[.googUploadChunkGranularity] = "262144"
+            response.headers[.googUploadControlURL] = ""
+            response.headers[.googUploadStatus] = "active"
+            response.headers[.googUploadID] = id
+            response.headers[.googUploadURL] = url.url?.absoluteString ?? ""
+            return response
+        }
+        guard let id = query["upload_id"] else { throw Self.error(400, "Missing upload_id.") }
+        guard uploads.contains(id) else { throw Self.error(404, "Not Found.") }
+        let commands = Set(command.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        let outcome = try await uploads.withSession(id) { session -> Response in
+            var upload = session.upload
+            defer { session.upload = upload }
+            do {
+                if commands.contains("query") {
+                    var response = Response(status: .ok)
+                    response.headers[.googUploadSizeReceived] = String(upload.received)
+                    response.headers[.googUploadStatus] = upload.status.rawValue
+                    return response
+                }
+                if commands.contains("cancel") {
+                    try upload.cancel()
+                    session.writer?.discard()
+                    session.writer = nil
+                    return Response(status: .ok)
+                }
+                if commands.contains("upload") {
+                    let length = request.headers[.contentLength].flatMap { Int64($0) }
+                    let skip = try upload.plan(offset: request.headers[.googUploadOffset].flatMap { Int64($0) }, length: length)
+                    guard let writer = session.writer else { throw ResumableUpload.Refusal.notActive }
+                    do {
+                        let before = writer.size
+                        try await UploadBody.write(request.body, to: writer, skip: skip, limit: min(maxUploadSize, upload.declaredSize ?? .max))
+                        upload.kept(writer.size - before)
+                    } catch let error as UploadError {
+                        throw Self.wireError(error)
+                    }
+                    if !commands.contains("finalize") {
+                        var response = Response(status: .ok)
+                        response.headers[.googUploadStatus] = "active"
+                        response.headers[.googUploadID] = id
+                        return response
+                    }
+                }
+                guard commands.contains("finalize") else { throw Self.error(400, "Unknown X-Goog-Upload-Command: \(command).") }
+                try upload.finalize()
+                guard let writer = session.writer else { throw ResumableUpload.Refusal.notActive }
+                session.writer = nil
+                let blob = try writer.finish()
+                do {
+                    let object = try finishUpload(
+                        bucket, upload.name, blob: blob, metadata: upload.metadata, contentType: nil,
+                        credential: Credential(authorizationHeader: upload.authorization))
+                    upload.answered(200)
+                    var response = Response.json(object.firebaseJSON)
+                    response.headers[.googUploadStatus] = "final"
+                    return response
+                } catch let error as APIError {
+                    upload.answered(error.code)
+                    var response = Response.json(error.json, status: error.code)
+                    response.headers[.googUploadStatus] = "final"
+                    return response
+                }
+            } catch let refusal as ResumableUpload.Refusal {
+                return Self.refusal(refusal)
+            }
+        }
+        guard let outcome else { throw Self.error(409, "Another request is working on this upload.") }
+        return outcome
+    }
+
+    private static func refusal(_ refusal: ResumableUpload.Refusal) -> Response {
+        switch refusal {
+        case .alreadyFinal(let previous):
+            var response = Response(status: HTTPResponse.Status(code: previous))
+            response.headers[.googUploadStatus] = "final"
+            return response
+        case .notActive:
+            return .json(error(400, "The upload is not active: it was cancelled.").json, status: 400)
+        case .gap(let expected, let got):
+            var response = Response.json(
+                error(400, "Invalid upload offset \(got): \(expected) bytes were received.").json, status: 400)
+            response.headers[.googUploadStatus] = "active"
+            response.headers[.googUploadSizeReceived] = String(expected)
+            return response
+        case .beyondDeclaredSize(let size):
+            return .json(error(400, "The upload is larger than its declared size of \(size) bytes.").json, status: 400)
+        case .notCancellable:
+            return .json(error(400, "The upload is already final and cannot be cancelled.").json, status: 400)
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Synchronization
+
+/// Every bucket and object of the Storage emulator, in memory, with the objects' bytes as files in a
+/// directory of their own (so a 1 GiB object never sits in memory). Changes are atomic: an object is
+/// replaced or removed in one step under the lock, after its new bytes are complete on disk; the replaced
+/// bytes' file is removed then (a download already reading it keeps its open file).
+final class ObjectStore: Sendable {
+    /// A bucket as the GCS JSON API lists it.
+    struct Bucket: Sendable, Equatable {
+        var name: String
+        var timeCreated: Date
+        var updated: Date
+    }
+
+    private struct State {
+        var buckets: [String: Bucket] = [:]
+        var objects: [String: [String: StoredObject]] = [:]
+    }
+
+    /// Where blobs are kept.
+    let directory: URL
+    private let state = Mutex(State())
+
+    /// A store whose blobs go to a new temporary directory.
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-storage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    // MARK: Buckets
+
+    /// Bucket `name`, created now if it does not exist (every Firebase request creates its bucket).
+    @discardableResult
+    func ensureBucket(_ name: String, now: Date = Date()) -> Bucket {
+        state.withLock { state in
+            if let bucket = state.buckets[name] { return bucket }
+            let bucket = Bucket(name: name, timeCreated: now, updated: now)
+            state.buckets[name] = bucket
+            return bucket
+        }
+    }
+
+    /// Bucket `name`, if it exists.
+    func bucket(_ name: String) -> Bucket? {
+        state.withLock { $0.buckets[name] }
+    }
+
+    /// Every bucket, by name.
+    var buckets: [Bucket] {
+        state.withLock { $0.buckets.values.sorted { $0.name < $1.name } }
+    }
+
+    // MARK: Objects
+
+    /// Object `name` of `bucket`, if it exists.
+    func object(_ bucket: String, _ name: String) -> StoredObject? {
+        state.withLock { $0.objects[bucket]?[name] }
+    }
+
+    /// Stores `object` (a new generation) in place of whatever had its name. `check` sees the object it
+    /// replaces, under the lock, and may refuse by throwing; then nothing changes and the new blob is removed.
+    @discardableResult
+    func put(_ object: StoredObject, check: (StoredObject?) throws -> Void = { _ in }) throws -> StoredObject {
+        let replaced: StoredObject?
+        do {
+            replaced = try state.withLock { state -> StoredObject? in
+                let existing = state.objects[object.bucket]?[object.name]
+                try check(existing)
+                if state.buckets[object.bucket] == nil {
+                    state.buckets[object.bucket] = Bucket(name: object.bucket, timeCreated: object.updated, updated: object.updated)
+                }
+                state.objects[object.bucket, default: [:]][object.name] = object
+                return existing
+            }
+        } catch {
+            removeBlob(object.blob)
+            throw error
+        }
+        if let replaced, replaced.blob.id != object.blob.id { removeBlob(replaced.blob) }
+        return object
+    }
+
+    /// Changes object `name` of `bucket` with `change` (which may throw to change nothing); `nil` if there
+    /// is no such object.
+    func update(_ bucket: String, _ name: String, _ change: (inout StoredObject) throws -> Void) rethrows -> StoredObject? {
+        try state.withLock { state in
+            guard var object = state.objects[bucket]?[name] else { return nil }
+            try change(&object)
+            state.objects[bucket]?[name] = object
+            return object
+        }
+    }
+
+    /// Removes object `name` of `bucket` after `check` (which may throw) approves it; the removed object,
+    /// or `nil` if there was none.
+    @discardableResult
+    func delete(_ bucket: String, _ name: String, check: (StoredObject) throws -> Void = { _ in }) rethrows -> StoredObject? {
+        let removed = try state.withLock { state -> StoredObject? in
+            guard let object = state.objects[bucket]?[name] else { return nil }
+            try check(object)
+            state.objects[bucket]?[name] = nil
+            return object
+        }
+        if let removed { removeBlob(removed.blob) }
+        return removed
+    }
+
+    /// One page of a listing: objects whose names start with `prefix`, in name order after `pageToken` (the
+    /// last name of the previous page); with a `delimiter`, names with it after the prefix are rolled up
+    /// into `prefixes` (each up to and including the delimiter). At most `maxResults` objects and prefixes
+    /// together; `nextPageToken` when there are more.
+    func list(
+        _ bucket: String, prefix: String, delimiter: String?, pageToken: String?, maxResults: Int
+    ) -> (objects: [StoredObject], prefixes: [String], nextPageToken: String?) {
+        let objects = state.withLock { state in
+            (state.objects[bucket] ?? [:]).values.filter { $0.name.hasPrefix(prefix) }
+        }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        var items: [StoredObject] = []
+        var prefixes: [String] = []
+        var lastKey: String?
+        for object in objects {
+            // A name is listed as itself, or as its prefix up to the delimiter: its key in the listing.
+            var key = object.name
+            var rolledUp = false
+            if let delimiter, !delimiter.isEmpty {
+                let rest = object.name.dropFirst(prefix.count)
+                if let range = rest.range(of: delimiter) {
+                    key = prefix + rest[..<range.upperBound]
+                    rolledUp = true
+                }
+            }
+            if let pageToken, !pageToken.utf8.lexicographicallyPrecedes(key.utf8) { continue }
+            if key == lastKey { continue }
+            if items.count + prefixes.count == maxResults { return (items, prefixes, lastKey) }
+            if rolledUp { prefixes.append(key) } else { items.append(object) }
+            lastKey = key
+        }
+        return (items, prefixes, nil)
+    }
+
+    /// Removes every object and bucket.
+    func reset() {
+        let blobs = state.withLock { state in
+            defer { state = State() }
+            return state.objects.values.flatMap { $0.values.map(\.blob) }
+        }
+        for blob in blobs { removeBlob(blob) }
+    }
+
+    // MARK: Blobs
+
+    /// A writer for a new blob.
+    func newBlob() throws -> BlobWriter {
+        try BlobWriter(directory: directory)
+    }
+
+    /// A reader of `blob`; `nil` if its file is gone.
+    func reader(of blob: Blob) -> BlobReader? {
+        BlobReader(directory: directory, id: blob.id)
+    }
+
+    /// Copies `blob` into a new blob (copy, rewrite).
+    func copy(_ blob: Blob) throws -> Blob {
+        let writer = try newBlob()
+        do {
+            guard let reader = reader(of: blob) else { throw BlobError.cannotRead(ENOENT) }
+            var offset: Int64 = 0
+            while offset < blob.size {
+                let bytes = try reader.read(at: offset, count: Self.copyChunk)
+                guard !bytes.isEmpty else { break }
+                try writer.write(bytes)
+                offset += Int64(bytes.count)
+            }
+            return try writer.finish()
+        } catch {
+            writer.discard()
+            throw error
+        }
+    }
+
+    /// How much a copy reads at a time.
+    static let copyChunk = 1 << 20
+
+    /// Removes `blob`, which no object uses (a refused upload's).
+    func discard(_ blob: Blob) { removeBlob(blob) }
+
+    private func removeBlob(_ blob: Blob) {
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent(blob.id))
+    }
+}

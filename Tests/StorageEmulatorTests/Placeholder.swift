@@ -1,0 +1,3 @@
+import Testing
+@testable import StorageEmulator
+@Suite struct PlaceholderStorageTests { @Test func nothing() {} }
