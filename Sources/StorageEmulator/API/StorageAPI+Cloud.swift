@@ -1,9 +1,474 @@
 import EmulatorCore
+import EmulatorHTTP
+import Foundation
+import HTTPTypes
 import Hummingbird
+import NIOCore
 
-/// The GCS JSON API (admin, no rules): google-cloud-storage and the admin SDKs.
+/// The GCS JSON API subset the admin SDKs and google-cloud-storage use, admin only (no rules), at `/b/...`,
+/// `/storage/v1/b/...`, `/upload/storage/v1/b/...` and `/download/storage/v1/b/...`; plus XML-style
+/// `/{bucket}/{object}` downloads and V4-signed GET / PUT URLs (the signature is not checked: the emulator
+/// has no keys). Errors are GCS's (`{"error":{"code","message","errors":[{"reason"}]}}`).
 extension StorageAPI {
-    func cloud(_ request: Request, segments: [String]) async throws -> Response {
-        throw APIError.notImplemented("Not implemented: \(request.method) \(request.uri.path)")
+    func cloud(_ request: Request, segments raw: [String]) async throws -> Response {
+        var segments = raw
+        var mode = CloudMode.api
+        if segments.starts(with: ["upload", "storage", "v1"]) {
+            mode = .upload
+            segments.removeFirst(3)
+        } else if segments.starts(with: ["download", "storage", "v1"]) {
+            mode = .download
+            segments.removeFirst(3)
+        } else if segments.starts(with: ["storage", "v1"]) {
+            segments.removeFirst(2)
+        }
+        let query = request.queryFields
+        if segments.first == "b" {
+            return try await bucketRoute(request, Array(segments.dropFirst()), mode: mode, query: query)
+        }
+        // XML-style `/{bucket}/{object...}`, which signed URLs use.
+        guard segments.count >= 2, !segments[0].isEmpty else {
+            throw APIError.notImplemented("Not implemented: \(request.method) \(request.uri.path)")
+        }
+        let bucket = Self.decoded(segments[0])
+        let name = Self.decoded(segments.dropFirst().joined(separator: "/"))
+        switch request.method {
+        case .get, .head:
+            guard let object = store.object(bucket, name) else { throw Self.noSuchObject(bucket, name, media: true) }
+            return try ObjectDownload.response(for: object, range: request.headers[.range], store: store)
+        case .put:
+            let object = try await storeUpload(
+                bucket, name, body: request.body, metadata: nil, contentType: request.headers[.contentType], query: query)
+            var response = Response(status: .ok)
+            response.headers[.eTag] = "\"\(object.md5Hash)\""
+            return response
+        case .delete:
+            guard try store.delete(bucket, name) != nil else { throw Self.noSuchObject(bucket, name, media: true) }
+            return Response(status: .noContent)
+        default:
+            throw APIError.notImplemented("Not implemented: \(request.method) \(request.uri.path)")
+        }
+    }
+
+    private enum CloudMode { case api, upload, download }
+
+    /// `/b`, `/b/{bucket}`, `/b/{bucket}/o...`.
+    private func bucketRoute(_ request: Request, _ segments: [String], mode: CloudMode, query: FormFields) async throws
+        -> Response
+    {
+        let base = Self.base(of: request)
+        guard let first = segments.first, !first.isEmpty else {
+            switch request.method {
+            case .get:
+                return .json(["kind": "storage#buckets", "items": .array(store.buckets.map { $0.cloudJSON(base: base) })])
+            case .post:
+                let body = try await Self.jsonBody(of: request)
+                guard let name = body["name"]?.stringValue ?? query["name"], !name.isEmpty else {
+                    throw Self.cloudError(400, "Required parameter: name", reason: "required")
+                }
+                if store.bucket(name) != nil {
+                    throw Self.cloudError(409, "Your previous request to create the named bucket succeeded and you already own it.", reason: "conflict")
+                }
+                return .json(store.ensureBucket(name, now: now).cloudJSON(base: base))
+            default: throw Self.cloudError(405, "Method not allowed.", reason: "methodNotAllowed")
+            }
+        }
+        let bucket = Self.decoded(first)
+        if segments.count == 1 {
+            switch request.method {
+            case .get:
+                guard let found = store.bucket(bucket) else { throw Self.cloudError(404, "The specified bucket does not exist.", reason: "notFound") }
+                return .json(found.cloudJSON(base: base))
+            case .delete:
+                guard store.bucket(bucket) != nil else { throw Self.cloudError(404, "The specified bucket does not exist.", reason: "notFound") }
+                guard store.deleteBucket(bucket) else {
+                    throw Self.cloudError(409, "The bucket you tried to delete is not empty.", reason: "conflict")
+                }
+                return Response(status: .noContent)
+            default: throw Self.cloudError(405, "Method not allowed.", reason: "methodNotAllowed")
+            }
+        }
+        guard segments[1] == "o" else { throw APIError.notImplemented("Not implemented: \(request.method) \(request.uri.path)") }
+        if segments.count == 2 || (segments.count == 3 && segments[2].isEmpty) {
+            switch (request.method, mode) {
+            case (.get, _): return listObjects(bucket, query: query, base: base)
+            case (.post, _), (.put, .upload): return try await insert(request, bucket, query: query, base: base)
+            default: throw Self.cloudError(405, "Method not allowed.", reason: "methodNotAllowed")
+            }
+        }
+        // `/o/{object}` or `/o/{object}/{copyTo|rewriteTo}/b/{bucket}/o/{object}`, `/o/{object}/compose`, `/o/{object}/acl`.
+        var rest = Array(segments.dropFirst(2))
+        if rest.count >= 1, rest.last == "compose", request.method == .post {
+            return try await compose(request, bucket, Self.decoded(rest.dropLast().joined(separator: "/")), base: base)
+        }
+        if let verb = rest.firstIndex(where: { $0 == "copyTo" || $0 == "rewriteTo" }), rest.count == verb + 5,
+            rest[verb + 1] == "b", rest[verb + 3] == "o"
+        {
+            let source = Self.decoded(rest[..<verb].joined(separator: "/"))
+            return try await copy(
+                request, from: (bucket, source), to: (Self.decoded(rest[verb + 2]), Self.decoded(rest[verb + 4])),
+                rewrite: rest[verb] == "rewriteTo", base: base)
+        }
+        if rest.last == "acl" {
+            rest.removeLast()
+            return .json([
+                "kind": "storage#objectAccessControl", "bucket": .string(bucket),
+                "object": .string(Self.decoded(rest.joined(separator: "/"))), "entity": "allUsers", "role": "READER",
+            ])
+        }
+        let name = Self.decoded(rest.joined(separator: "/"))
+        switch request.method {
+        case .get, .head:
+            guard let object = store.object(bucket, name) else {
+                throw Self.noSuchObject(bucket, name, media: query["alt"] == "media" || mode == .download)
+            }
+            try Self.checkPreconditions(query, object)
+            if query["alt"] == "media" || mode == .download {
+                return try ObjectDownload.response(for: object, range: request.headers[.range], store: store)
+            }
+            return .json(object.cloudJSON(base: base))
+        case .patch, .put:
+            if mode == .upload { return try await resumableChunk(request, bucket, query: query, base: base) }
+            let body = try await Self.jsonBody(of: request)
+            let time = now
+            let updated = try store.update(bucket, name) { object in
+                try Self.checkPreconditions(query, object)
+                if request.method == .put {
+                    // PUT replaces the writable metadata.
+                    for field in ["contentType", "contentEncoding", "contentDisposition", "contentLanguage", "cacheControl"] {
+                        if body[field] == nil { object.apply([field: .null]) }
+                    }
+                    if body["metadata"] == nil { object.customMetadata = [:] }
+                }
+                object.apply(body)
+                object.touch(time)
+            }
+            guard let updated else { throw Self.noSuchObject(bucket, name, media: false) }
+            return .json(updated.cloudJSON(base: base))
+        case .delete:
+            if mode == .upload { return try cancelResumable(query) }
+            guard try store.delete(bucket, name, check: { try Self.checkPreconditions(query, $0) }) != nil else {
+                throw Self.noSuchObject(bucket, name, media: false)
+            }
+            return Response(status: .noContent)
+        case .post where mode == .upload:
+            return try await insert(request, bucket, query: query, base: base)
+        default:
+            throw Self.cloudError(405, "Method not allowed.", reason: "methodNotAllowed")
+        }
+    }
+
+    // MARK: Listing
+
+    private func listObjects(_ bucket: String, query: FormFields, base: String) -> Response {
+        let maxResults = query["maxResults"].flatMap { Int($0) }.map { max(1, min($0, 1000)) } ?? 1000
+        let delimiter = query["delimiter"].flatMap { $0.isEmpty ? nil : $0 }
+        var page = store.list(
+            bucket, prefix: query["prefix"] ?? "", delimiter: delimiter, pageToken: query["pageToken"], maxResults: maxResults)
+        if let start = query["startOffset"] { page.objects.removeAll { $0.name.utf8.lexicographicallyPrecedes(start.utf8) } }
+        if let end = query["endOffset"] { page.objects.removeAll { !$0.name.utf8.lexicographicallyPrecedes(end.utf8) } }
+        var json: [String: JSONValue] = ["kind": "storage#objects"]
+        if !page.objects.isEmpty { json["items"] = .array(page.objects.map { $0.cloudJSON(base: base) }) }
+        if !page.prefixes.isEmpty { json["prefixes"] = .array(page.prefixes.map { .string($0) }) }
+        if let next = page.nextPageToken { json["nextPageToken"] = .string(next) }
+        return .json(.object(json))
+    }
+
+    // MARK: Uploads
+
+    /// `POST /upload/storage/v1/b/{bucket}/o?uploadType=media|multipart|resumable` (and `POST /b/{b}/o`,
+    /// an insert of metadata only).
+    private func insert(_ request: Request, _ bucket: String, query: FormFields, base: String) async throws -> Response {
+        let uploadType = query["uploadType"] ?? (request.headers[.contentType]?.lowercased().hasPrefix("multipart/related") == true ? "multipart" : "media")
+        switch uploadType {
+        case "resumable":
+            let metadata = try await Self.jsonBody(of: request)
+            guard let name = query["name"] ?? metadata["name"]?.stringValue else {
+                throw Self.cloudError(400, "Required parameter: name", reason: "required")
+            }
+            if let problem = Self.nameProblem(name) { throw Self.cloudError(400, problem, reason: "invalid") }
+            var members = metadata.objectValue ?? [:]
+            if members["contentType"] == nil, let type = request.headers[.uploadContentType] { members["contentType"] = .string(type) }
+            let id = RandomID.make(length: 32, from: RandomID.base64URL)
+            uploads.start(
+                ResumableUpload(
+                    id: id, bucket: bucket, name: name, metadata: .object(members), authorization: nil,
+                    declaredSize: request.headers[.uploadContentLength].flatMap { Int64($0) }),
+                writer: try store.newBlob())
+            var location = URLComponents(string: "\(base)/upload/storage/v1/b/\(Self.percentEncoded(bucket))/o")!
+            location.queryItems = [
+                URLQueryItem(name: "uploadType", value: "resumable"), URLQueryItem(name: "name", value: name),
+                URLQueryItem(name: "upload_id", value: id),
+            ]
+            var response = Response(status: .ok)
+            response.headers[.location] = location.url?.absoluteString ?? ""
+            response.headers[.googUploadID] = id
+            return response
+        case "multipart":
+            guard let type = request.headers[.contentType], let boundary = MultipartRelated.boundary(of: type) else {
+                throw Self.cloudError(400, "A multipart upload needs Content-Type: multipart/related; boundary=...", reason: "invalid")
+            }
+            let writer = try store.newBlob()
+            do {
+                let parts = try await MultipartRelated.read(request.body, boundary: boundary, into: writer, limit: maxUploadSize)
+                guard let name = query["name"] ?? parts.metadata["name"]?.stringValue else {
+                    throw Self.cloudError(400, "Required parameter: name", reason: "required")
+                }
+                if let problem = Self.nameProblem(name) { throw Self.cloudError(400, problem, reason: "invalid") }
+                let object = try commit(bucket, name, writer: writer, metadata: parts.metadata, contentType: parts.contentType, query: query)
+                return .json(object.cloudJSON(base: base))
+            } catch let error as UploadError {
+                writer.discard()
+                throw Self.wireError(error)
+            } catch {
+                writer.discard()
+                throw error
+            }
+        case "media":
+            guard let name = query["name"] else { throw Self.cloudError(400, "Required parameter: name", reason: "required") }
+            if let problem = Self.nameProblem(name) { throw Self.cloudError(400, problem, reason: "invalid") }
+            let object = try await storeUpload(
+                bucket, name, body: request.body, metadata: nil, contentType: request.headers[.contentType], query: query)
+            return .json(object.cloudJSON(base: base))
+        default:
+            throw Self.cloudError(400, "Invalid upload type: \(uploadType).", reason: "invalid")
+        }
+    }
+
+    /// Writes `body` as object `name`, subject to the query's generation preconditions.
+    private func storeUpload(
+        _ bucket: String, _ name: String, body: some AsyncSequence<ByteBuffer, any Error>, metadata: JSONValue?,
+        contentType: String?, query: FormFields
+    ) async throws -> StoredObject {
+        let writer = try store.newBlob()
+        do {
+            try await UploadBody.write(body, to: writer, limit: maxUploadSize)
+            return try commit(bucket, name, writer: writer, metadata: metadata, contentType: contentType, query: query)
+        } catch let error as UploadError {
+            writer.discard()
+            throw Self.wireError(error)
+        } catch {
+            writer.discard()
+            throw error
+        }
+    }
+
+    /// Finishes `writer`'s blob and stores it as object `name` (admin: no rules), checking the query's
+    /// preconditions against the object it replaces.
+    private func commit(
+        _ bucket: String, _ name: String, writer: BlobWriter, metadata: JSONValue?, contentType: String?, query: FormFields
+    ) throws -> StoredObject {
+        let blob = try writer.finish()
+        var object = StoredObject(bucket: bucket, name: name, blob: blob, metadata: metadata, now: now)
+        if object.contentType == nil {
+            object.contentType = contentType.flatMap { $0.isEmpty ? nil : $0 } ?? "application/octet-stream"
+        }
+        return try store.put(object) { existing in
+            if let existing { try Self.checkPreconditions(query, existing) } else { try Self.checkAbsentPreconditions(query) }
+        }
+    }
+
+    /// `PUT` of a resumable upload's bytes: `Content-Range: bytes a-b/total` (or `*/total` to finish or ask,
+    /// `a-b/*` while the total is unknown). 308 with `Range` until complete, then the object.
+    private func resumableChunk(_ request: Request, _ bucket: String, query: FormFields, base: String) async throws -> Response {
+        guard let id = query["upload_id"], uploads.contains(id) else {
+            throw Self.cloudError(404, "No such upload.", reason: "notFound")
+        }
+        let range = request.headers[.contentRange].flatMap(ContentRange.init(parsing:))
+        if request.headers[.contentRange] != nil, range == nil {
+            throw Self.cloudError(400, "Invalid Content-Range: \(request.headers[.contentRange]!).", reason: "invalid")
+        }
+        let outcome = try await uploads.withSession(id) { session -> Response in
+            var upload = session.upload
+            defer { session.upload = upload }
+            do {
+                guard let writer = session.writer else { throw ResumableUpload.Refusal.notActive }
+                if range?.first != nil || range == nil {
+                    let skip = try upload.plan(offset: range?.first ?? 0, length: request.headers[.contentLength].flatMap { Int64($0) })
+                    let before = writer.size
+                    do {
+                        try await UploadBody.write(request.body, to: writer, skip: skip, limit: maxUploadSize)
+                    } catch let error as UploadError {
+                        throw Self.wireError(error)
+                    }
+                    upload.kept(writer.size - before)
+                }
+                let total = range?.total ?? (range == nil ? upload.received : nil)
+                guard let total, total == upload.received else {
+                    if let total, upload.received > total {
+                        throw Self.cloudError(400, "The upload has more bytes than its total of \(total).", reason: "invalid")
+                    }
+                    var response = Response(status: HTTPResponse.Status(code: 308))
+                    if upload.received > 0 { response.headers[.range] = "bytes=0-\(upload.received - 1)" }
+                    return response
+                }
+                try upload.finalize()
+                session.writer = nil
+                do {
+                    let object = try commit(upload.bucket, upload.name, writer: writer, metadata: upload.metadata, contentType: nil, query: query)
+                    upload.answered(200)
+                    return .json(object.cloudJSON(base: base))
+                } catch let error as APIError {
+                    upload.answered(error.code)
+                    throw error
+                }
+            } catch let refusal as ResumableUpload.Refusal {
+                switch refusal {
+                case .alreadyFinal:
+                    if let object = store.object(upload.bucket, upload.name) { return .json(object.cloudJSON(base: base)) }
+                    throw Self.cloudError(404, "No such upload.", reason: "notFound")
+                case .gap(let expected, _):
+                    var response = Response(status: HTTPResponse.Status(code: 308))
+                    if expected > 0 { response.headers[.range] = "bytes=0-\(expected - 1)" }
+                    return response
+                default:
+                    throw Self.cloudError(499, "The upload was cancelled.", reason: "cancelled")
+                }
+            }
+        }
+        guard let outcome else { throw Self.cloudError(409, "Another request is working on this upload.", reason: "conflict") }
+        return outcome
+    }
+
+    /// `DELETE` of a resumable upload's URL: cancelled (499, as GCS answers).
+    private func cancelResumable(_ query: FormFields) throws -> Response {
+        guard let id = query["upload_id"], uploads.contains(id) else {
+            throw Self.cloudError(404, "No such upload.", reason: "notFound")
+        }
+        Task { [uploads] in
+            _ = await uploads.withSession(id) { session in
+                try? session.upload.cancel()
+                session.writer?.discard()
+                session.writer = nil
+            }
+        }
+        return Response(status: HTTPResponse.Status(code: 499))
+    }
+
+    // MARK: Copy, rewrite, compose
+
+    private func copy(
+        _ request: Request, from source: (bucket: String, name: String), to destination: (bucket: String, name: String),
+        rewrite: Bool, base: String
+    ) async throws -> Response {
+        let body = try await Self.jsonBody(of: request)
+        guard let original = store.object(source.bucket, source.name) else {
+            throw Self.noSuchObject(source.bucket, source.name, media: false)
+        }
+        let blob = try store.copy(original.blob)
+        var object = original
+        object.bucket = destination.bucket
+        object.name = destination.name
+        object.blob = blob
+        let time = now
+        object.generation = Int64((time.timeIntervalSince1970 * 1_000_000).rounded())
+        object.metageneration = 1
+        object.timeCreated = time
+        object.updated = time
+        if body.objectValue?.isEmpty == false { object.apply(body) }
+        let stored = try store.put(object)
+        guard rewrite else { return .json(stored.cloudJSON(base: base)) }
+        return .json([
+            "kind": "storage#rewriteResponse", "totalBytesRewritten": .string(String(stored.size)),
+            "objectSize": .string(String(stored.size)), "done": true, "resource": stored.cloudJSON(base: base),
+        ])
+    }
+
+    /// `POST /b/{bucket}/o/{destination}/compose`: the source objects' bytes in order.
+    private func compose(_ request: Request, _ bucket: String, _ name: String, base: String) async throws -> Response {
+        let body = try await Self.jsonBody(of: request)
+        guard let sources = body["sourceObjects"]?.arrayValue, !sources.isEmpty else {
+            throw Self.cloudError(400, "Required parameter: sourceObjects", reason: "required")
+        }
+        guard sources.count <= 32 else {
+            throw Self.cloudError(400, "The number of source components provided (\(sources.count)) exceeds the maximum (32)", reason: "invalid")
+        }
+        var parts: [StoredObject] = []
+        for source in sources {
+            guard let sourceName = source["name"]?.stringValue else {
+                throw Self.cloudError(400, "Required parameter: sourceObjects[].name", reason: "required")
+            }
+            guard let part = store.object(bucket, sourceName) else { throw Self.noSuchObject(bucket, sourceName, media: false) }
+            parts.append(part)
+        }
+        let writer = try store.newBlob()
+        do {
+            for part in parts {
+                guard let reader = store.reader(of: part.blob) else { throw Self.noSuchObject(bucket, part.name, media: false) }
+                var offset: Int64 = 0
+                while offset < part.size {
+                    let bytes = try reader.read(at: offset, count: ObjectStore.copyChunk)
+                    guard !bytes.isEmpty else { break }
+                    try writer.write(bytes)
+                    offset += Int64(bytes.count)
+                }
+            }
+            var metadata = body["destination"] ?? [:]
+            if metadata["contentType"] == nil, case .object(var members) = metadata {
+                members["contentType"] = parts[0].contentType.map { .string($0) } ?? .null
+                metadata = .object(members)
+            }
+            let object = try commit(bucket, name, writer: writer, metadata: metadata, contentType: nil, query: request.queryFields)
+            return .json(object.cloudJSON(base: base))
+        } catch {
+            writer.discard()
+            throw error
+        }
+    }
+
+    // MARK: Preconditions and errors
+
+    /// `ifGenerationMatch`, `ifGenerationNotMatch`, `ifMetagenerationMatch`, `ifMetagenerationNotMatch`
+    /// against an existing object: 412 when one fails.
+    static func checkPreconditions(_ query: FormFields, _ object: StoredObject) throws {
+        func value(_ names: [String]) -> Int64? { names.lazy.compactMap { query[$0].flatMap { Int64($0) } }.first }
+        let failed =
+            value(["ifGenerationMatch", "if_generation_match"]).map { $0 != object.generation } == true
+            || value(["ifGenerationNotMatch", "if_generation_not_match"]).map { $0 == object.generation } == true
+            || value(["ifMetagenerationMatch", "if_metageneration_match"]).map { $0 != object.metageneration } == true
+            || value(["ifMetagenerationNotMatch", "if_metageneration_not_match"]).map { $0 == object.metageneration } == true
+        if failed { throw conditionNotMet() }
+    }
+
+    /// The preconditions of a write where no object exists: only `ifGenerationMatch=0` (or none) holds.
+    static func checkAbsentPreconditions(_ query: FormFields) throws {
+        if let text = query["ifGenerationMatch"] ?? query["if_generation_match"], let value = Int64(text), value != 0 {
+            throw conditionNotMet()
+        }
+        if query["ifMetagenerationMatch"] != nil || query["if_metageneration_match"] != nil { throw conditionNotMet() }
+    }
+
+    private static func conditionNotMet() -> APIError {
+        cloudError(412, "At least one of the pre-conditions you specified did not hold.", reason: "conditionNotMet")
+    }
+
+    /// A GCS JSON API error with its `errors[0].reason`.
+    static func cloudError(_ code: Int, _ message: String, reason: String) -> APIError {
+        APIError(code: code, message: message, status: nil, reason: reason)
+    }
+
+    /// 404 for a missing object (plain text for media downloads, as GCS answers them).
+    static func noSuchObject(_ bucket: String, _ name: String, media: Bool) -> APIError {
+        cloudError(404, "No such object: \(bucket)/\(name)", reason: "notFound")
+    }
+}
+
+/// A `Content-Range: bytes a-b/total` request header (`*` for an unknown total or no bytes).
+struct ContentRange: Equatable {
+    var first: Int64?
+    var last: Int64?
+    var total: Int64?
+
+    init?(parsing header: String) {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = text.dropFirst(6).split(separator: "/", maxSplits: 1).map(String.init)
+        guard spec.count == 2 else { return nil }
+        if spec[1] == "*" { total = nil } else if let value = Int64(spec[1]) { total = value } else { return nil }
+        if spec[0] == "*" { return }
+        let bounds = spec[0].split(separator: "-").map { Int64($0) }
+        guard bounds.count == 2, let first = bounds[0], let last = bounds[1], first <= last else { return nil }
+        self.first = first
+        self.last = last
     }
 }

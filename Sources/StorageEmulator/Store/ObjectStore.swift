@@ -55,6 +55,16 @@ final class ObjectStore: Sendable {
         state.withLock { $0.buckets.values.sorted { $0.name < $1.name } }
     }
 
+    /// Removes bucket `name` if it has no objects; `false` if it has.
+    func deleteBucket(_ name: String) -> Bool {
+        state.withLock { state in
+            guard state.objects[name]?.isEmpty ?? true else { return false }
+            state.buckets[name] = nil
+            state.objects[name] = nil
+            return true
+        }
+    }
+
     // MARK: Objects
 
     /// Object `name` of `bucket`, if it exists.
