@@ -203,7 +203,9 @@ let package = Package(
             dependencies: [
                 "StorageEmulator",
                 "EmulatorCore",
+                "EmulatorHTTP",
                 "SecurityRules",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

@@ -182,6 +182,7 @@ class Suite:
     hub_host: str  # as in FIREBASE_EMULATOR_HUB
     project_id: str
     firestore_host: str = ""  # as in FIRESTORE_EMULATOR_HOST
+    storage_host: str = ""  # as in FIREBASE_STORAGE_EMULATOR_HOST
 
     @property
     def firestore_url(self) -> str:

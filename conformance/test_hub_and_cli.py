@@ -29,7 +29,7 @@ from support import (
     split_address,
 )
 
-FREE_PORTS = ["--port", "auth=0", "--port", "firestore=0", "--port", "hub=0"]
+FREE_PORTS = ["--port", "auth=0", "--port", "firestore=0", "--port", "storage=0", "--port", "hub=0"]
 OTHER_EMULATOR_VARIABLES = (
     "FIREBASE_DATABASE_EMULATOR_HOST",
     "FIREBASE_STORAGE_EMULATOR_HOST",
@@ -84,15 +84,18 @@ def test_hub_lists_running_emulators_with_real_ports(suite):
     response = requests.get(suite.hub_url + "/emulators", timeout=5)
     assert response.status_code == 200, response.text
     body = response.json()
-    assert {"auth", "firestore", "hub"} <= set(body), body
-    for name, address in (("auth", suite.auth_host), ("firestore", suite.firestore_host), ("hub", suite.hub_host)):
+    assert {"auth", "firestore", "storage", "hub"} <= set(body), body
+    for name, address in (
+        ("auth", suite.auth_host), ("firestore", suite.firestore_host), ("storage", suite.storage_host),
+        ("hub", suite.hub_host),
+    ):
         entry = body[name]
         host, port = split_address(address)
         assert entry["name"] == name
         assert entry["host"] == host
         assert entry["port"] == port
         assert entry["listen"] == [{"address": host, "family": "IPv4", "port": port}], entry
-    for absent in ("database", "storage"):
+    for absent in ("database",):
         assert absent not in body, f"{absent} does not run, so the hub does not list it"
 
 
@@ -109,7 +112,7 @@ def test_start_prints_table_and_ready_line_and_stops_on_sigint(tmp_path):
     try:
         hearth.wait_ready()
         addresses = hearth.addresses
-        assert set(addresses) == {"Authentication", "Firestore", "Emulator Hub"}, hearth.output()
+        assert set(addresses) == {"Authentication", "Firestore", "Storage", "Emulator Hub"}, hearth.output()
         for address in addresses.values():
             host, port = split_address(address)
             assert host == "127.0.0.1"
@@ -175,7 +178,9 @@ def test_port_in_use_is_one_error_line(tmp_path):
     blocker.listen()
     port = blocker.getsockname()[1]
     try:
-        result = run_hearth("start", "--port", f"auth={port}", "--port", "firestore=0", "--port", "hub=0", cwd=tmp_path)
+        result = run_hearth(
+            "start", "--port", f"auth={port}", "--port", "firestore=0", "--port", "storage=0", "--port", "hub=0",
+            cwd=tmp_path)
     finally:
         blocker.close()
     assert result.returncode != 0

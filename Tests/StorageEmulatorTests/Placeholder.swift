@@ -1,3 +1,0 @@
-import Testing
-@testable import StorageEmulator
-@Suite struct PlaceholderStorageTests { @Test func nothing() {} }
