@@ -70,6 +70,14 @@ extension SuiteConfig {
             var parsed = try emulatorSettings(settings, of: emulator, at: "\(file): emulators.\(name)", strict: false)
             parsed.rules = rulesPath(in: root, for: emulator)
             if emulator == .storage, parsed.bucket == nil { parsed.bucket = storageBucket(in: root) }
+            if emulator == .storage, let targets = root["storage"]?.arrayValue, targets.count > 1 {
+                // Several buckets, each with its rules (`[{"bucket", "rules"}, ...]`).
+                for target in targets {
+                    if let bucket = target["bucket"]?.stringValue, let rules = target["rules"]?.stringValue {
+                        parsed.bucketRules[bucket] = rules
+                    }
+                }
+            }
             if emulator == .ui, settings["enabled"]?.boolValue == false { continue }
             config.emulators[emulator] = parsed
         }
@@ -103,6 +111,17 @@ extension SuiteConfig {
                 settings.rules = try string(member, at: "\(location).rules")
             case "bucket" where allowed.contains("bucket"):
                 settings.bucket = try string(member, at: "\(location).bucket")
+            case "buckets" where allowed.contains("buckets"):
+                guard let targets = member.arrayValue else {
+                    throw ConfigError("\(location).buckets: expected an array of {\"bucket\", \"rules\"}, got \(member.typeName)")
+                }
+                for (index, target) in targets.enumerated() {
+                    let at = "\(location).buckets[\(index)]"
+                    guard let bucket = target["bucket"], let rules = target["rules"] else {
+                        throw ConfigError("\(at): expected {\"bucket\": ..., \"rules\": ...}")
+                    }
+                    settings.bucketRules[try string(bucket, at: "\(at).bucket")] = try string(rules, at: "\(at).rules")
+                }
             case "enabled" where emulator == .ui:
                 guard member.boolValue != nil else {
                     throw ConfigError("\(location).enabled: expected a boolean, got \(member.typeName)")
@@ -120,7 +139,7 @@ extension SuiteConfig {
     private static func allowedKeys(for emulator: EmulatorName) -> [String] {
         switch emulator {
         case .firestore, .database: return ["rules"]
-        case .storage: return ["rules", "bucket"]
+        case .storage: return ["rules", "bucket", "buckets"]
         case .ui: return ["enabled"]
         case .auth, .hub: return []
         }

@@ -64,13 +64,19 @@ public struct EmulatorSettings: Sendable, Equatable {
     public var rules: String?
     /// The default bucket (Storage).
     public var bucket: String?
+    /// Buckets with rules of their own, bucket → rules file (Storage: `buckets` in emulator.json, the
+    /// `storage` array of firebase.json); other buckets follow `rules`.
+    public var bucketRules: [String: String] = [:]
 
     /// Creates settings.
-    public init(host: String? = nil, port: Int? = nil, rules: String? = nil, bucket: String? = nil) {
+    public init(
+        host: String? = nil, port: Int? = nil, rules: String? = nil, bucket: String? = nil, bucketRules: [String: String] = [:]
+    ) {
         self.host = host
         self.port = port
         self.rules = rules
         self.bucket = bucket
+        self.bucketRules = bucketRules
     }
 }
 

@@ -22,28 +22,33 @@ public final class StorageEmulator: ServedEmulator {
     /// The HTTP server the emulator listens with.
     public let server: EmulatorServer
 
-    /// Creates the emulator; nothing listens until `start()`. `rulesFile` (optional) holds every bucket's
-    /// rules and is reloaded when it changes; `documents` is what `firestore.get()` / `firestore.exists()`
-    /// read (the Firestore emulator's `rulesDocuments()`; none by default). Throws if the rules file cannot
-    /// be read or does not compile, or the store's directory cannot be made.
+    /// Creates the emulator; nothing listens until `start()`. `rulesFile` (optional) holds the rules of
+    /// every bucket not in `bucketRulesFiles` (bucket → rules file); files are reloaded when they change.
+    /// `documents` is what `firestore.get()` / `firestore.exists()` read (the Firestore emulator's
+    /// `rulesDocuments()`; none by default). Throws if a rules file cannot be read or does not compile, or
+    /// the store's directory cannot be made.
     public init(
         projectID: String, host: String = "127.0.0.1", port: Int = StorageEmulator.defaultPort,
-        rulesFile: String? = nil, documents: (any RulesDataSource)? = nil,
+        rulesFile: String? = nil, bucketRulesFiles: [String: String] = [:], documents: (any RulesDataSource)? = nil,
         maxUploadSize: Int64 = StorageEmulator.defaultMaxUploadSize, clock: any EmulatorClock = SystemClock(),
         logger: Logger = Logger(label: "hearth.storage")
     ) throws {
         self.projectID = projectID
         store = try ObjectStore()
         rules = StorageRules(documents: documents ?? NoRulesData(), logger: logger)
-        if let rulesFile {
+        var files: [(path: String, bucket: String?)] = bucketRulesFiles.sorted { $0.key < $1.key }.map { ($0.value, $0.key) }
+        if let rulesFile { files.insert((rulesFile, nil), at: 0) }
+        if !files.isEmpty {
             let diagnostics: [Diagnostic]
             do {
-                diagnostics = try rules.watch(file: rulesFile)
-            } catch {
-                throw StorageRulesFileError(path: rulesFile, messages: ["it cannot be read"])
+                diagnostics = try rules.watch(files: files)
+            } catch let error as UnreadableRulesFile {
+                throw StorageRulesFileError(path: error.path, messages: ["it cannot be read"])
             }
             let errors = diagnostics.filter { $0.severity == .error }
-            guard errors.isEmpty else { throw StorageRulesFileError(path: rulesFile, messages: errors.map(\.description)) }
+            guard errors.isEmpty else {
+                throw StorageRulesFileError(path: files.map(\.path).joined(separator: ", "), messages: errors.map(\.description))
+            }
         }
         let api = StorageAPI(
             store: store, uploads: uploads, rules: rules, clock: clock, maxUploadSize: maxUploadSize, logger: logger)

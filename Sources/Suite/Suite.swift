@@ -55,7 +55,8 @@ public final class Suite: Sendable {
             // Storage rules' firestore.get() reads the Firestore emulator's documents in process.
             storage = try StorageEmulator(
                 projectID: config.projectID, host: address.host, port: address.port,
-                rulesFile: settings.rules.map(config.resolve), documents: firestore?.rulesDocuments(), logger: logger)
+                rulesFile: settings.rules.map(config.resolve), bucketRulesFiles: settings.bucketRules.mapValues(config.resolve),
+                documents: firestore?.rulesDocuments(), logger: logger)
         } else {
             storage = nil
         }

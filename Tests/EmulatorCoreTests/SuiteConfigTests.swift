@@ -34,6 +34,24 @@ import Testing
         #expect(throws: ConfigError.self) { try SuiteConfig.load(directory: badName) }
     }
 
+    @Test func storageBucketsHaveRulesOfTheirOwn() throws {
+        let ours = try write(
+            "emulator.json",
+            #"{"emulators":{"storage":{"rules":"storage.rules","buckets":[{"bucket":"uploads","rules":"uploads.rules"}]}}}"#)
+        let config = try SuiteConfig.load(directory: ours)
+        #expect(config.emulators[.storage]?.rules == "storage.rules")
+        #expect(config.emulators[.storage]?.bucketRules == ["uploads": "uploads.rules"])
+        let bad = try write("emulator.json", #"{"emulators":{"storage":{"buckets":[{"bucket":"x"}]}}}"#)
+        #expect(throws: ConfigError(#"emulator.json: emulators.storage.buckets[0]: expected {"bucket": ..., "rules": ...}"#)) {
+            try SuiteConfig.load(directory: bad)
+        }
+        let theirs = try write(
+            "firebase.json",
+            #"{"storage":[{"bucket":"a","rules":"a.rules"},{"bucket":"b","rules":"b.rules"}],"emulators":{"storage":{"port":9199}}}"#)
+        let firebase = try SuiteConfig.load(directory: theirs)
+        #expect(firebase.emulators[.storage]?.bucketRules == ["a": "a.rules", "b": "b.rules"])
+    }
+
     @Test func firebaseJSONFallbackIgnoresOtherProducts() throws {
         let folder = try write(
             "firebase.json", #"{"hosting":{},"emulators":{"auth":{"port":9111},"functions":{"port":5001},"ui":{"enabled":true}}}"#)

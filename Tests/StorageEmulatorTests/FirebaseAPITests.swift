@@ -131,6 +131,24 @@ import Testing
         }
     }
 
+    @Test func bucketsCanHaveRulesOfTheirOwn() async throws {
+        let emulator = try StorageEmulator(projectID: "demo-test", port: 0)
+        let open = "rules_version = '2'; service firebase.storage { match /b/{bucket}/o { match /{all=**} { allow read, write; } } }"
+        let closed = "rules_version = '2'; service firebase.storage { match /b/{bucket}/o { match /{all=**} { allow read, write: if false; } } }"
+        #expect(emulator.rules.setRules([
+            StorageRules.File(name: "open.rules", content: open, bucket: "public"),
+            StorageRules.File(name: "closed.rules", content: closed, bucket: "private"),
+        ]).isEmpty)
+        let app = Application(responder: emulator.responder)
+        try await app.test(.router) { raw in
+            let client = TestClient(client: raw)
+            #expect(try await client.send(.post, "/v0/b/public/o?name=a", body: "x").status == 200)
+            #expect(try await client.send(.post, "/v0/b/private/o?name=a", body: "x").status == 403)
+            let other = try await client.send(.post, "/v0/b/other/o?name=a", body: "x")
+            #expect(other.json["error"]?["message"] == "Permission denied. Storage Emulator has no loaded ruleset.")
+        }
+    }
+
     @Test func listingNeedsAPrefixEndingWithASlash() async throws {
         try await run { client in
             let bad = try await client.send(.get, "/v0/b/app/o?prefix=documents", user: "alice")

@@ -19,7 +19,8 @@ final class StorageRules: Sendable {
     private struct Loaded {
         var all: CompiledRuleset?
         var buckets: [String: CompiledRuleset] = [:]
-        var watched: (path: String, text: String)?
+        /// The files watched: each file's path, bucket (nil: every other bucket) and text last read.
+        var watched: [(path: String, bucket: String?, text: String)] = []
         var lastCheck = Date.distantPast
     }
 
@@ -35,8 +36,8 @@ final class StorageRules: Sendable {
         self.logger = logger
     }
 
-    /// Compiles `files` and, if none has errors, makes them the rules of every bucket (one file without a
-    /// bucket) or of their buckets (replacing every other ruleset); returns every diagnostic.
+    /// Compiles `files` and, if none has errors, makes them the rules of every bucket (a file without a
+    /// bucket) and of their buckets (replacing every other ruleset); returns every diagnostic.
     @discardableResult
     func setRules(_ files: [File]) -> [Diagnostic] {
         var all: CompiledRuleset?
@@ -57,29 +58,41 @@ final class StorageRules: Sendable {
         return diagnostics
     }
 
-    /// Loads the rules file at `path` for every bucket and watches it; returns its diagnostics.
+    /// Loads rules files (bucket → path; the `nil` bucket's file holds every other bucket's rules) and
+    /// watches them; returns their diagnostics. Throws the path of a file that cannot be read.
     @discardableResult
-    func watch(file path: String) throws -> [Diagnostic] {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        loaded.withLock { $0.watched = (path, text) }
-        return setRules([File(name: (path as NSString).lastPathComponent, content: text)])
+    func watch(files: [(path: String, bucket: String?)]) throws -> [Diagnostic] {
+        var watched: [(path: String, bucket: String?, text: String)] = []
+        for file in files {
+            guard let text = try? String(contentsOfFile: file.path, encoding: .utf8) else {
+                throw UnreadableRulesFile(path: file.path)
+            }
+            watched.append((file.path, file.bucket, text))
+        }
+        loaded.withLock { $0.watched = watched }
+        return setRules(watched.map { File(name: ($0.path as NSString).lastPathComponent, content: $0.text, bucket: $0.bucket) })
     }
 
-    /// Reloads the watched file if it changed (checked at most every half second, as requests arrive).
+    /// Reloads the watched files if one changed (checked at most every half second, as requests arrive);
+    /// files with errors keep the previous rules.
     func reloadIfChanged() {
-        let due = loaded.withLock { state -> (path: String, text: String)? in
-            guard let watched = state.watched, Date().timeIntervalSince(state.lastCheck) >= 0.5 else { return nil }
+        let due = loaded.withLock { state -> [(path: String, bucket: String?, text: String)]? in
+            guard !state.watched.isEmpty, Date().timeIntervalSince(state.lastCheck) >= 0.5 else { return nil }
             state.lastCheck = Date()
-            return watched
+            return state.watched
         }
-        guard let due, let text = try? String(contentsOfFile: due.path, encoding: .utf8), text != due.text else { return }
-        loaded.withLock { $0.watched?.text = text }
-        let errors = setRules([File(name: (due.path as NSString).lastPathComponent, content: text)])
+        guard let due else { return }
+        let current = due.map { file in
+            (file.path, file.bucket, (try? String(contentsOfFile: file.path, encoding: .utf8)) ?? file.text)
+        }
+        guard zip(current, due).contains(where: { $0.2 != $1.text }) else { return }
+        loaded.withLock { $0.watched = current }
+        let errors = setRules(current.map { File(name: ($0.0 as NSString).lastPathComponent, content: $0.2, bucket: $0.1) })
             .filter { $0.severity == .error }
         if errors.isEmpty {
-            logger.info("storage: change detected in \(due.path), rules updated")
+            logger.info("storage: change detected in the rules files, rules updated")
         } else {
-            logger.error("storage: \(due.path) has errors, keeping the previous rules: \(errors.map(\.description).joined(separator: "; "))")
+            logger.error("storage: rules files have errors, keeping the previous rules: \(errors.map(\.description).joined(separator: "; "))")
         }
     }
 
@@ -108,6 +121,11 @@ final class StorageRules: Sendable {
             data: documents)
         return decision.allowed
     }
+}
+
+/// A rules file that cannot be read.
+struct UnreadableRulesFile: Error {
+    var path: String
 }
 
 extension RuleTimestamp {
