@@ -100,10 +100,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The system zlib (gunzip of gzip-encoded objects served to clients that do not accept gzip).
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Cloud Storage for Firebase emulator: object store on disk, Firebase v0 API (rules), GCS JSON API.
         .target(
             name: "StorageEmulator",
             dependencies: [
+                "CZlib",
                 "EmulatorCore",
                 "EmulatorHTTP",
                 "SecurityRules",

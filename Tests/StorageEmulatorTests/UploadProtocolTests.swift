@@ -92,6 +92,16 @@ import Testing
         #expect(ContentRange(parsing: "bytes 5-1/10") == nil)
     }
 
+    @Test func gzipDecompressesAcrossChunks() throws {
+        let compressed: [UInt8] = [
+            31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 203, 72, 205, 201, 201, 87, 200, 64, 144, 0, 128, 136, 249, 229, 17, 0, 0, 0,
+        ]
+        let gunzip = try #require(Gunzip())
+        let plain = try gunzip.decompress(Array(compressed[..<9])) + gunzip.decompress(Array(compressed[9...]))
+        #expect(String(decoding: plain, as: UTF8.self) == "hello hello hello")
+        #expect(throws: GunzipError.self) { try Gunzip()?.decompress(Array("not gzip at all".utf8)) }
+    }
+
     @Test func checksumsMatchCloudStorage() {
         var crc = CRC32C()
         crc.update(Array("hello world".utf8))

@@ -11,8 +11,12 @@ enum ObjectDownload {
     /// How much is read from disk per write.
     static let slice = 1 << 20
 
-    /// The response for `object`, honouring the `Range` header `range`.
-    static func response(for object: StoredObject, range: String?, store: ObjectStore) throws -> Response {
+    /// The response for `object`, honouring the `Range` header `range`. A gzip-encoded object goes out
+    /// decompressed (no `Content-Encoding`, no range) unless `acceptEncoding` accepts gzip, as Cloud
+    /// Storage's decompressive transcoding does.
+    static func response(
+        for object: StoredObject, range: String?, acceptEncoding: String? = nil, store: ObjectStore
+    ) throws -> Response {
         var headers: HTTPFields = [
             .acceptRanges: "bytes", .contentType: object.contentType ?? "application/octet-stream",
             .eTag: object.etag, .cacheControl: object.cacheControl ?? "no-cache",
@@ -20,8 +24,11 @@ enum ObjectDownload {
             .googGeneration: String(object.generation), .googMetageneration: String(object.metageneration),
             .googStorageClass: object.storageClass, .googHash: "crc32c=\(object.crc32c),md5=\(object.md5Hash)",
         ]
-        if let encoding = object.contentEncoding { headers[.contentEncoding] = encoding }
         if let language = object.contentLanguage { headers[.contentLanguage] = language }
+        if object.contentEncoding?.lowercased() == "gzip", acceptEncoding?.lowercased().contains("gzip") != true {
+            return try transcoded(object, headers: headers, store: store)
+        }
+        if let encoding = object.contentEncoding { headers[.contentEncoding] = encoding }
         var start: Int64 = 0
         var end = object.size  // exclusive
         var status = HTTPResponse.Status.ok
@@ -51,6 +58,31 @@ enum ObjectDownload {
                     guard !bytes.isEmpty else { break }
                     try await writer.write(ByteBuffer(bytes: bytes))
                     offset += Int64(bytes.count)
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// A gzip-encoded object's bytes decompressed as they stream out (its length is unknown up front).
+    private static func transcoded(_ object: StoredObject, headers: HTTPFields, store: ObjectStore) throws -> Response {
+        guard let reader = store.reader(of: object.blob) else {
+            throw APIError(code: 404, message: "Not Found.", status: nil, reason: nil)
+        }
+        let box = ReaderBox(reader: reader)
+        let size = object.size
+        var headers = headers
+        headers[.acceptRanges] = nil
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                guard let gunzip = Gunzip() else { throw GunzipError(status: -1) }
+                var offset: Int64 = 0
+                while offset < size {
+                    let bytes = try box.reader.read(at: offset, count: slice)
+                    guard !bytes.isEmpty else { break }
+                    offset += Int64(bytes.count)
+                    let plain = try gunzip.decompress(bytes)
+                    if !plain.isEmpty { try await writer.write(ByteBuffer(bytes: plain)) }
                 }
                 try await writer.finish(nil)
             })

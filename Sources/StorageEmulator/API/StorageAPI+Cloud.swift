@@ -35,7 +35,8 @@ extension StorageAPI {
         switch request.method {
         case .get, .head:
             guard let object = store.object(bucket, name) else { throw Self.noSuchObject(bucket, name, media: true) }
-            return try ObjectDownload.response(for: object, range: request.headers[.range], store: store)
+            return try ObjectDownload.response(
+                for: object, range: request.headers[.range], acceptEncoding: request.headers[.acceptEncoding], store: store)
         case .put:
             let object = try await storeUpload(
                 bucket, name, body: request.body, metadata: nil, contentType: request.headers[.contentType], query: query)
@@ -124,7 +125,8 @@ extension StorageAPI {
             }
             try Self.checkPreconditions(query, object)
             if query["alt"] == "media" || mode == .download {
-                return try ObjectDownload.response(for: object, range: request.headers[.range], store: store)
+                return try ObjectDownload.response(
+                for: object, range: request.headers[.range], acceptEncoding: request.headers[.acceptEncoding], store: store)
             }
             return .json(object.cloudJSON(base: base))
         case .patch, .put:

@@ -59,7 +59,8 @@ extension StorageAPI {
             } ?? object
         }
         if query["alt"] == "media" {
-            return try ObjectDownload.response(for: object, range: request.headers[.range], store: store)
+            return try ObjectDownload.response(
+                for: object, range: request.headers[.range], acceptEncoding: request.headers[.acceptEncoding], store: store)
         }
         return .json(object.firebaseJSON)
     }
