@@ -404,8 +404,12 @@ class FirebaseStorage:
                          metadata: dict | None = None) -> tuple[requests.Response, list[tuple[str, int, requests.Response]]]:
         """uploadBytesResumable() of a blob > 256 KiB, as task.ts drives it: start, then chunks of 256 KiB
         doubling after each success (kept under 32 MiB), the last one `upload, finalize`. Returns the last
-        response and every (command, offset, response) sent; stops at the first non-200."""
-        session = self.start_resumable(name, len(data), content_type, metadata)
+        response and every (command, offset, response) sent; stops at the first non-200 (a refused start
+        included)."""
+        start = self.start_resumable_raw(name, len(data), content_type, metadata)
+        if start.status_code != 200:
+            return start, [("start", 0, start)]
+        session = ResumableSession(start, start.headers["X-Goog-Upload-URL"])
         sent: list[tuple[str, int, requests.Response]] = []
         multiplier = 1
         offset = 0
@@ -550,6 +554,17 @@ def firebase_error(response: requests.Response, code: int, message: str) -> None
 
 def denied(response: requests.Response, message: str = NO_WRITE) -> None:
     firebase_error(response, 403, message)
+
+
+def upload_refused(response: requests.Response, message: str = NO_WRITE) -> None:
+    """An upload the rules refuse. Production judges a resumable upload's `create` when it is finalized (the
+    official tests "should return 403 when resumable upload is unauthenticated…" see the start answer 200), and
+    then the finalizing request answers 403 with `X-Goog-Upload-Status: final`, which the SDKs read; a refusal
+    of the start request itself (403) is accepted too, as production's behaviour there is not documented."""
+    denied(response, message)
+    command = response.request.headers.get("X-Goog-Upload-Command", "")
+    if command and command not in ("start", "query", "cancel"):
+        assert response.headers.get("X-Goog-Upload-Status") == "final", dict(response.headers)
 
 
 def not_found(response: requests.Response) -> None:

@@ -70,6 +70,7 @@ from storage_support import (
     send,
     storage_host,  # noqa: F401 (fixture)
     storage_target,  # noqa: F401 (fixture)
+    upload_refused,
     v0,  # noqa: F401 (fixture)
 )
 
@@ -197,7 +198,7 @@ def test_resumable_start_response(v0, storage_target):
     query = urllib.parse.parse_qs(url.query)
     assert query["name"] == ["a dir/b c.pdf"] and query["upload_protocol"] == ["resumable"], query
     assert query["upload_id"][0], query
-    assert headers["X-GUploader-UploadID"] == query["upload_id"][0]
+    assert headers["X-GUpload-UploadID"] == query["upload_id"][0]
     assert DIGITS.match(headers["X-Goog-Upload-Chunk-Granularity"]), headers
 
 
@@ -354,25 +355,39 @@ def test_chunk_at_a_wrong_offset_is_refused_and_the_upload_stays_consistent(v0):
     assert v0.download("offset.bin").content == b"abcdefghi"
 
 
-def test_denied_resumable_upload_reports_final_and_leaves_no_object(v0, signed_out):
+DISALLOW_SIZE_0 = """rules_version = '2';
+service firebase.storage {
+  match /b/{bucket}/o {
+    match /disallowSize0 {
+      allow create: if request.resource.size != 0;
+    }
+  }
+}
+"""
+
+
+def test_denied_resumable_upload_reports_final_and_leaves_no_object(v0, storage_target, signed_out):
     """Official tests "should return 403 when resumable upload is unauthenticated" and "... and finalize is
-    called again" (production): the start is accepted, the finalizing request answers 403 with
-    X-Goog-Upload-Status: final (the web SDK reads it), and so does a repeated finalize."""
-    session = signed_out.start_resumable("nope.bin", 3)
+    called again" (production), with the official rule `allow create: if request.resource.size != 0`: the
+    start is accepted, the finalizing request answers 403 with X-Goog-Upload-Status: final (the web SDK reads
+    it), and so does a repeated finalize."""
+    load_rules(storage_target, DISALLOW_SIZE_0)
+    session = signed_out.start_resumable("disallowSize0", 0)
     assert session.start.headers["X-Goog-Upload-Status"] == "active"
-    response = signed_out.resumable_command(session.url, "upload, finalize", b"abc", offset=0)
+    response = signed_out.resumable_command(session.url, "upload, finalize", b"", offset=0)
     denied(response, NO_WRITE)
     assert response.headers["X-Goog-Upload-Status"] == "final"
     again = signed_out.resumable_command(session.url, "finalize")
     assert again.status_code == 403 and again.headers["X-Goog-Upload-Status"] == "final"
-    not_found(v0.get_metadata("nope.bin"))
+    not_found(v0.as_owner().get_metadata("disallowSize0"))
+    session = v0.start_resumable("disallowSize0", 3)  # the same rule lets a non-empty upload through
+    assert v0.resumable_command(session.url, "upload, finalize", b"abc", offset=0).status_code == 200
 
 
 def test_refused_and_cancelled_uploads_leave_an_existing_object_intact(v0, signed_out):
     original = random_bytes(800)
     before = put(v0, "keep.bin", original)
-    session = signed_out.start_resumable("keep.bin", 3)
-    assert signed_out.resumable_command(session.url, "upload, finalize", b"abc", offset=0).status_code == 403
+    upload_refused(signed_out.resumable_upload("keep.bin", random_bytes(300 * KIB, seed=2))[0])
     denied(signed_out.multipart_upload("keep.bin", b"abc"), NO_WRITE)
     session = v0.start_resumable("keep.bin", 600 * KIB)
     assert v0.resumable_command(session.url, "upload", random_bytes(256 * KIB, seed=3), offset=0).status_code == 200

@@ -150,6 +150,7 @@ extension HTTPField.Name {
     static let googUploadControlURL = Self("X-Goog-Upload-Control-URL")!
     static let googUploadSizeReceived = Self("X-Goog-Upload-Size-Received")!
     static let googUploadID = Self("x-gupload-uploadid")!
+    static let guploaderUploadID = Self("X-GUploader-UploadID")!
     static let googUploadProtocol = Self("X-Goog-Upload-Protocol")!
     static let googUploadCommand = Self("X-Goog-Upload-Command")!
     static let googUploadOffset = Self("X-Goog-Upload-Offset")!

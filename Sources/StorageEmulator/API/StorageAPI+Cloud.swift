@@ -34,7 +34,7 @@ extension StorageAPI {
         let name = Self.decoded(segments.dropFirst().joined(separator: "/"))
         switch request.method {
         case .get, .head:
-            guard let object = store.object(bucket, name) else { throw Self.noSuchObject(bucket, name, media: true) }
+            guard let object = store.object(bucket, name) else { return Self.noSuchMedia(bucket, name) }
             return try ObjectDownload.response(
                 for: object, range: request.headers[.range], acceptEncoding: request.headers[.acceptEncoding], store: store)
         case .put:
@@ -91,6 +91,13 @@ extension StorageAPI {
         }
         guard segments[1] == "o" else { throw APIError.notImplemented("Not implemented: \(request.method) \(request.uri.path)") }
         if segments.count == 2 || (segments.count == 3 && segments[2].isEmpty) {
+            if mode == .upload, query["upload_id"] != nil {
+                switch request.method {
+                case .put, .post: return try await resumableChunk(request, bucket, query: query, base: base)
+                case .delete: return try cancelResumable(query)
+                default: break
+                }
+            }
             switch (request.method, mode) {
             case (.get, _): return listObjects(bucket, query: query, base: base)
             case (.post, _), (.put, .upload): return try await insert(request, bucket, query: query, base: base)
@@ -121,7 +128,8 @@ extension StorageAPI {
         switch request.method {
         case .get, .head:
             guard let object = store.object(bucket, name) else {
-                throw Self.noSuchObject(bucket, name, media: query["alt"] == "media" || mode == .download)
+                if query["alt"] == "media" || mode == .download { return Self.noSuchMedia(bucket, name) }
+                throw Self.noSuchObject(bucket, name, media: false)
             }
             try Self.checkPreconditions(query, object)
             if query["alt"] == "media" || mode == .download {
@@ -205,10 +213,11 @@ extension StorageAPI {
             var response = Response(status: .ok)
             response.headers[.location] = location.url?.absoluteString ?? ""
             response.headers[.googUploadID] = id
+            response.headers[.guploaderUploadID] = id
             return response
         case "multipart":
             guard let type = request.headers[.contentType], let boundary = MultipartRelated.boundary(of: type) else {
-                throw Self.cloudError(400, "A multipart upload needs Content-Type: multipart/related; boundary=...", reason: "invalid")
+                throw Self.cloudError(400, "Bad content type. \(request.headers[.contentType] ?? "")", reason: "invalid")
             }
             let writer = try store.newBlob()
             do {
@@ -258,10 +267,12 @@ extension StorageAPI {
     /// Finishes `writer`'s blob and stores it as object `name` (admin: no rules), checking the query's
     /// preconditions against the object it replaces.
     private func commit(
-        _ bucket: String, _ name: String, writer: BlobWriter, metadata: JSONValue?, contentType: String?, query: FormFields
+        _ bucket: String, _ name: String, writer: BlobWriter, metadata: JSONValue?, contentType: String?, query: FormFields,
+        componentCount: Int? = nil
     ) throws -> StoredObject {
         let blob = try writer.finish()
         var object = StoredObject(bucket: bucket, name: name, blob: blob, metadata: metadata, now: now)
+        object.componentCount = componentCount
         if object.contentType == nil {
             object.contentType = contentType.flatMap { $0.isEmpty ? nil : $0 } ?? "application/octet-stream"
         }
@@ -284,6 +295,9 @@ extension StorageAPI {
             var upload = session.upload
             defer { session.upload = upload }
             do {
+                if upload.status == .final, let object = store.object(upload.bucket, upload.name) {
+                    return .json(object.cloudJSON(base: base))
+                }
                 guard let writer = session.writer else { throw ResumableUpload.Refusal.notActive }
                 if range?.first != nil || range == nil {
                     let skip = try upload.plan(offset: range?.first ?? 0, length: request.headers[.contentLength].flatMap { Int64($0) })
@@ -410,7 +424,9 @@ extension StorageAPI {
                 members["contentType"] = parts[0].contentType.map { .string($0) } ?? .null
                 metadata = .object(members)
             }
-            let object = try commit(bucket, name, writer: writer, metadata: metadata, contentType: nil, query: request.queryFields)
+            let object = try commit(
+                bucket, name, writer: writer, metadata: metadata, contentType: nil, query: request.queryFields,
+                componentCount: parts.count)
             return .json(object.cloudJSON(base: base))
         } catch {
             writer.discard()
@@ -449,9 +465,14 @@ extension StorageAPI {
         APIError(code: code, message: message, status: nil, reason: reason)
     }
 
-    /// 404 for a missing object (plain text for media downloads, as GCS answers them).
+    /// 404 for a missing object.
     static func noSuchObject(_ bucket: String, _ name: String, media: Bool) -> APIError {
         cloudError(404, "No such object: \(bucket)/\(name)", reason: "notFound")
+    }
+
+    /// 404 for a missing object's bytes: plain text, as GCS answers media requests.
+    static func noSuchMedia(_ bucket: String, _ name: String) -> Response {
+        .text("No such object: \(bucket)/\(name)", status: 404)
     }
 }
 

@@ -183,9 +183,9 @@ extension StorageAPI {
             var metadata: JSONValue?
             var contentType = request.headers[.contentType]
             if uploadProtocol == "multipart" {
-                guard let type = contentType, let boundary = MultipartRelated.boundary(of: type) else {
-                    throw Self.error(400, "A multipart upload needs Content-Type: multipart/related; boundary=...")
-                }
+                guard let type = contentType, type.lowercased().hasPrefix("multipart/related"),
+                    let boundary = MultipartRelated.boundary(of: type)
+                else { throw Self.error(400, "Bad content type. \(contentType ?? "")") }
                 let parts = try await MultipartRelated.read(request.body, boundary: boundary, into: writer, limit: maxUploadSize)
                 metadata = parts.metadata
                 contentType = parts.contentType
@@ -205,8 +205,8 @@ extension StorageAPI {
         }
     }
 
-    /// Writes the object of a complete upload if the rules allow it (`create`, or `update` when it
-    /// replaces an object); else removes the blob and refuses with 403.
+    /// Writes the object of a complete upload if the rules allow it (`create`); else removes the blob and
+    /// refuses with 403.
     func finishUpload(
         _ bucket: String, _ name: String, blob: Blob, metadata: JSONValue?, contentType: String?, credential: Credential
     ) throws -> StoredObject {
@@ -216,11 +216,13 @@ extension StorageAPI {
             object.contentType = contentType.flatMap { $0.isEmpty ? nil : $0 } ?? "application/octet-stream"
         }
         if object.downloadTokens.isEmpty { object.downloadTokens = [Self.newToken()] }
+        if object.contentDisposition == nil { object.contentDisposition = "inline" }
+        // New and replaced contents alike are `create` (the official emulator's rule; `update` is for
+        // metadata changes).
         let existing = store.object(bucket, name)
         guard
             rules.allows(
-                existing == nil ? .create : .update, bucket: bucket, name: name, credential: credential, resource: existing,
-                proposed: object, time: time)
+                .create, bucket: bucket, name: name, credential: credential, resource: existing, proposed: object, time: time)
         else {
             store.discard(blob)
             throw Self.error(403, "Permission denied. No WRITE permission.")
@@ -259,6 +261,7 @@ extension StorageAPI {
             response.headers[.googUploadControlURL] = ""
             response.headers[.googUploadStatus] = "active"
             response.headers[.googUploadID] = id
+            response.headers[.guploaderUploadID] = id
             response.headers[.googUploadURL] = url.url?.absoluteString ?? ""
             return response
         }
@@ -296,6 +299,7 @@ extension StorageAPI {
                         var response = Response(status: .ok)
                         response.headers[.googUploadStatus] = "active"
                         response.headers[.googUploadID] = id
+            response.headers[.guploaderUploadID] = id
                         return response
                     }
                 }

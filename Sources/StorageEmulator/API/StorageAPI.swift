@@ -116,7 +116,9 @@ struct StorageAPI: Sendable {
     /// `..`).
     static func nameProblem(_ name: String) -> String? {
         if name.isEmpty { return "Object name must not be empty." }
-        if name.utf8.count > 1024 { return "Object name must be at most 1024 bytes." }
+        if name.utf8.count > 1024 {
+            return "The maximum object length is 1024 characters, but got a name with \(name.utf8.count) characters: ''\(name.prefix(32))...''"
+        }
         if name == "." || name == ".." { return "Object name must not be '.' or '..'." }
         if name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) {
             return "Object name must not contain carriage returns or line feeds."

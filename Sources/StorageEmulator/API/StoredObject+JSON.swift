@@ -42,6 +42,7 @@ extension StoredObject {
             if let value { json[key] = .string(value) }
         }
         if let customTime { json["customTime"] = .string(customTime.iso8601WithMilliseconds) }
+        if let componentCount { json["componentCount"] = .int(Int64(componentCount)) }
         var metadata = customMetadata.mapValues { JSONValue.string($0) }
         if !downloadTokens.isEmpty { metadata["firebaseStorageDownloadTokens"] = .string(downloadTokens.joined(separator: ",")) }
         if !metadata.isEmpty { json["metadata"] = .object(metadata) }

@@ -109,6 +109,8 @@ final class StorageRules: Sendable {
     ) -> Bool {
         if credential == .owner { return true }
         guard let ruleset = ruleset(for: bucket) else { return false }
+        // rules_version 1 has no `list` (the official emulator: list needs rules_version '2').
+        if method == .list, ruleset.version == .v1 { return false }
         var path = ["b", bucket, "o"]
         path += name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let rulePath = RulePath(segments: path)

@@ -26,6 +26,8 @@ struct StoredObject: Sendable, Equatable {
     var timeCreated: Date
     var updated: Date
     var storageClass = "STANDARD"
+    /// How many objects a composed object was made of (GCS `componentCount`).
+    var componentCount: Int?
     /// The bytes.
     var blob: Blob
 

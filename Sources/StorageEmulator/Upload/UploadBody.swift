@@ -80,6 +80,7 @@ struct MultipartRelated {
         var metadata: [UInt8] = []
         var headers: [String: String] = [:]
         var dataType: String?
+        var sawDataPart = false
         func advance() throws {
             while true {
                 switch phase {
@@ -107,6 +108,7 @@ struct MultipartRelated {
                         phase = .metadata
                     } else {
                         dataType = headers["content-type"]
+                        sawDataPart = true
                         phase = .data
                     }
                 case .metadata:
@@ -151,6 +153,7 @@ struct MultipartRelated {
             pending += buffer.readableBytesView
             try advance()
         }
+        guard dataType != nil || sawDataPart else { throw UploadError.badMultipart("Unexpected number of parts in request body") }
         guard phase == .done || phase == .afterDelimiter(next: .ignoredPart) else {
             throw UploadError.badMultipart(
                 phase == .data || phase == .metadata || phase == .preamble
