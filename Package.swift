@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
@@ -57,6 +58,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -100,12 +102,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // CRC-32C with the CPU's instruction (Storage object checksums).
+        .target(name: "CCRC32C"),
         // The system zlib (gunzip of gzip-encoded objects served to clients that do not accept gzip).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Cloud Storage for Firebase emulator: object store on disk, Firebase v0 API (rules), GCS JSON API.
         .target(
             name: "StorageEmulator",
             dependencies: [
+                "CCRC32C",
                 "CZlib",
                 "EmulatorCore",
                 "EmulatorHTTP",

@@ -55,7 +55,7 @@ public final class EmulatorServer: Sendable {
         let bound = AsyncStream<Result<Int, any Error>>.makeStream()
         var app = Application(
             responder: responder,
-            server: http2.map { .http1(handingHTTP2To: $0) } ?? .http1(),
+            server: http2.map { .http1(handingHTTP2To: $0) } ?? .http1(configuration: .emulator),
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
             onServerRunning: { channel in
                 bound.continuation.yield(.success(channel.localAddress?.port ?? 0))

@@ -47,11 +47,18 @@ struct ProtocolSniffingChannel<HTTP1: ServerChildChannel>: ServerChildChannel {
     }
 }
 
+extension HTTP1Channel.Configuration {
+    /// Every emulator's HTTP/1.1: `Expect: 100-continue` answered at once.
+    static var emulator: Self {
+        Self(additionalChannelHandlers: [ExpectContinueHandler()])
+    }
+}
+
 extension HTTPServerBuilder {
     /// Hummingbird's HTTP/1.1 server, except that connections opening with the HTTP/2 preface go to `http2`.
     static func http1(handingHTTP2To http2: any HTTP2Handoff) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            ProtocolSniffingChannel(http1: HTTP1Channel(responder: responder), http2: http2)
+            ProtocolSniffingChannel(http1: HTTP1Channel(responder: responder, configuration: .emulator), http2: http2)
         }
     }
 }

@@ -7,16 +7,16 @@ import Testing
 
 /// Listing, replacing and deleting objects in the store.
 @Suite struct ObjectStoreTests {
-    private func put(_ store: ObjectStore, _ name: String, _ text: String = "x") throws {
+    private func put(_ store: ObjectStore, _ name: String, _ text: String = "x") async throws {
         let writer = try store.newBlob()
         try writer.write(Array(text.utf8))
-        let blob = try writer.finish()
+        let blob = try await writer.finish()
         try store.put(StoredObject(bucket: "b", name: name, blob: blob, metadata: nil, now: Date()))
     }
 
-    @Test func listingRollsUpPrefixesAndPages() throws {
+    @Test func listingRollsUpPrefixesAndPages() async throws {
         let store = try ObjectStore()
-        for name in ["a.txt", "dir/1", "dir/2", "dir/sub/3", "dir-x", "e/f", "z"] { try put(store, name) }
+        for name in ["a.txt", "dir/1", "dir/2", "dir/sub/3", "dir-x", "e/f", "z"] { try await put(store, name) }
         let root = store.list("b", prefix: "", delimiter: "/", pageToken: nil, maxResults: 1000)
         #expect(root.objects.map(\.name) == ["a.txt", "dir-x", "z"])
         #expect(root.prefixes == ["dir/", "e/"])
@@ -35,11 +35,11 @@ import Testing
         #expect(seen.sorted() == ["a.txt", "dir-x", "dir/", "e/", "z"])
     }
 
-    @Test func replacingAnObjectRemovesItsOldBytes() throws {
+    @Test func replacingAnObjectRemovesItsOldBytes() async throws {
         let store = try ObjectStore()
-        try put(store, "o", "first")
+        try await put(store, "o", "first")
         let first = try #require(store.object("b", "o"))
-        try put(store, "o", "second")
+        try await put(store, "o", "second")
         #expect(store.reader(of: first.blob) == nil)
         let second = try #require(store.object("b", "o"))
         #expect(try store.reader(of: second.blob)?.read(at: 0, count: 100) == Array("second".utf8))
@@ -49,11 +49,11 @@ import Testing
         #expect(store.reader(of: second.blob) == nil)
     }
 
-    @Test func aRefusedPutLeavesNothingBehind() throws {
+    @Test func aRefusedPutLeavesNothingBehind() async throws {
         let store = try ObjectStore()
         let writer = try store.newBlob()
         try writer.write(Array("x".utf8))
-        let blob = try writer.finish()
+        let blob = try await writer.finish()
         struct Refused: Error {}
         #expect(throws: Refused.self) {
             try store.put(StoredObject(bucket: "b", name: "o", blob: blob, metadata: nil, now: Date())) { _ in throw Refused() }
@@ -62,10 +62,10 @@ import Testing
         #expect(store.reader(of: blob) == nil)
     }
 
-    @Test func metadataNullsRemoveFieldsAndTokensMove() throws {
+    @Test func metadataNullsRemoveFieldsAndTokensMove() async throws {
         let store = try ObjectStore()
         let writer = try store.newBlob()
-        let blob = try writer.finish()
+        let blob = try await writer.finish()
         var object = StoredObject(
             bucket: "b", name: "o", blob: blob,
             metadata: ["contentType": "text/plain", "cacheControl": "no-store",

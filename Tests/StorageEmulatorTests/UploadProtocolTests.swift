@@ -52,7 +52,7 @@ import Testing
         let chunks = stride(from: 0, to: bytes.count, by: 3).map { ByteBuffer(bytes: bytes[$0..<min($0 + 3, bytes.count)]) }
         let writer = try store.newBlob()
         let parts = try await MultipartRelated.read(AsyncStreamOf(chunks), boundary: "B", into: writer, limit: 1 << 20)
-        let blob = try writer.finish()
+        let blob = try await writer.finish()
         #expect(parts.metadata["name"] == "a.pdf")
         #expect(parts.contentType == "application/pdf")
         #expect(blob.size == 4)

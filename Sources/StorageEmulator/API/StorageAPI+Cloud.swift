@@ -226,7 +226,7 @@ extension StorageAPI {
                     throw Self.cloudError(400, "Required parameter: name", reason: "required")
                 }
                 if let problem = Self.nameProblem(name) { throw Self.cloudError(400, problem, reason: "invalid") }
-                let object = try commit(bucket, name, writer: writer, metadata: parts.metadata, contentType: parts.contentType, query: query)
+                let object = try await commit(bucket, name, writer: writer, metadata: parts.metadata, contentType: parts.contentType, query: query)
                 return .json(object.cloudJSON(base: base))
             } catch let error as UploadError {
                 writer.discard()
@@ -254,7 +254,7 @@ extension StorageAPI {
         let writer = try store.newBlob()
         do {
             try await UploadBody.write(body, to: writer, limit: maxUploadSize)
-            return try commit(bucket, name, writer: writer, metadata: metadata, contentType: contentType, query: query)
+            return try await commit(bucket, name, writer: writer, metadata: metadata, contentType: contentType, query: query)
         } catch let error as UploadError {
             writer.discard()
             throw Self.wireError(error)
@@ -269,8 +269,8 @@ extension StorageAPI {
     private func commit(
         _ bucket: String, _ name: String, writer: BlobWriter, metadata: JSONValue?, contentType: String?, query: FormFields,
         componentCount: Int? = nil
-    ) throws -> StoredObject {
-        let blob = try writer.finish()
+    ) async throws -> StoredObject {
+        let blob = try await writer.finish()
         var object = StoredObject(bucket: bucket, name: name, blob: blob, metadata: metadata, now: now)
         object.componentCount = componentCount
         if object.contentType == nil {
@@ -321,7 +321,7 @@ extension StorageAPI {
                 try upload.finalize()
                 session.writer = nil
                 do {
-                    let object = try commit(upload.bucket, upload.name, writer: writer, metadata: upload.metadata, contentType: nil, query: query)
+                    let object = try await commit(upload.bucket, upload.name, writer: writer, metadata: upload.metadata, contentType: nil, query: query)
                     upload.answered(200)
                     return .json(object.cloudJSON(base: base))
                 } catch let error as APIError {
@@ -371,7 +371,7 @@ extension StorageAPI {
         guard let original = store.object(source.bucket, source.name) else {
             throw Self.noSuchObject(source.bucket, source.name, media: false)
         }
-        let blob = try store.copy(original.blob)
+        let blob = try await store.copy(original.blob)
         var object = original
         object.bucket = destination.bucket
         object.name = destination.name
@@ -424,7 +424,7 @@ extension StorageAPI {
                 members["contentType"] = parts[0].contentType.map { .string($0) } ?? .null
                 metadata = .object(members)
             }
-            let object = try commit(
+            let object = try await commit(
                 bucket, name, writer: writer, metadata: metadata, contentType: nil, query: request.queryFields,
                 componentCount: parts.count)
             return .json(object.cloudJSON(base: base))

@@ -192,7 +192,7 @@ extension StorageAPI {
             } else {
                 try await UploadBody.write(request.body, to: writer, limit: maxUploadSize)
             }
-            let blob = try writer.finish()
+            let blob = try await writer.finish()
             let object = try finishUpload(
                 bucket, name, blob: blob, metadata: metadata, contentType: contentType, credential: credential)
             return .json(object.firebaseJSON)
@@ -307,7 +307,7 @@ extension StorageAPI {
                 try upload.finalize()
                 guard let writer = session.writer else { throw ResumableUpload.Refusal.notActive }
                 session.writer = nil
-                let blob = try writer.finish()
+                let blob = try await writer.finish()
                 do {
                     let object = try finishUpload(
                         bucket, upload.name, blob: blob, metadata: upload.metadata, contentType: nil,

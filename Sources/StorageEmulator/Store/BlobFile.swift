@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOCore
 
 #if canImport(Glibc)
     import Glibc
@@ -19,15 +20,16 @@ struct Blob: Sendable, Equatable {
     var crc32c: UInt32
 }
 
-/// Writes a new blob as its bytes stream in, hashing them on the way, without holding them in memory.
-/// Either `finish()` (the blob is complete) or `discard()` (its file is removed).
+/// Writes a new blob as its bytes stream in, without holding them in memory. The bytes are hashed (MD5,
+/// CRC-32C) by a task of their own while the next ones arrive. Either `finish()` (the blob is complete) or
+/// `discard()` (its file is removed).
 final class BlobWriter {
     /// The blob's id (its file name).
     let id: String
     private let path: String
     private var descriptor: Int32
-    private var md5 = Insecure.MD5()
-    private var crc = CRC32C()
+    private let hashing: AsyncStream<ByteBuffer>.Continuation
+    private let digests: Task<(md5: [UInt8], crc32c: UInt32), Never>
     /// Bytes written so far.
     private(set) var size: Int64 = 0
 
@@ -37,46 +39,63 @@ final class BlobWriter {
         path = directory.appendingPathComponent(id).path
         descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw BlobError.cannotCreate(path, errno) }
+        let (buffers, hashing) = AsyncStream<ByteBuffer>.makeStream()
+        self.hashing = hashing
+        digests = Task {
+            var md5 = Insecure.MD5()
+            var crc = CRC32C()
+            for await buffer in buffers {
+                buffer.withUnsafeReadableBytes { bytes in
+                    md5.update(bufferPointer: bytes)
+                    crc.update(bytes)
+                }
+            }
+            return (Array(md5.finalize()), crc.value)
+        }
     }
 
     deinit {
         if descriptor >= 0 { close(descriptor) }
+        hashing.finish()
     }
 
-    /// Appends `bytes`.
-    func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard !bytes.isEmpty else { return }
-        md5.update(bufferPointer: bytes)
-        crc.update(bytes)
-        var offset = 0
-        while offset < bytes.count {
-            let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw BlobError.cannotWrite(path, errno)
+    /// Appends `buffer`.
+    func write(_ buffer: ByteBuffer) throws {
+        guard buffer.readableBytes > 0 else { return }
+        try buffer.withUnsafeReadableBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw BlobError.cannotWrite(path, errno)
+                }
+                offset += written
             }
-            offset += written
         }
-        size += Int64(bytes.count)
+        hashing.yield(buffer)
+        size += Int64(buffer.readableBytes)
     }
 
     /// Appends `bytes`.
-    func write(_ bytes: some ContiguousBytes) throws {
-        try bytes.withUnsafeBytes { try write($0) }
+    func write(_ bytes: some Sequence<UInt8>) throws {
+        try write(ByteBuffer(bytes: bytes))
     }
 
-    /// Closes the file; the blob is complete.
-    func finish() throws -> Blob {
-        guard close(descriptor) == 0 else {
-            descriptor = -1
-            throw BlobError.cannotWrite(path, errno)
-        }
+    /// Closes the file and waits for the hashes; the blob is complete.
+    func finish() async throws -> Blob {
+        hashing.finish()
+        let closed = close(descriptor)
         descriptor = -1
-        return Blob(id: id, size: size, md5: Array(md5.finalize()), crc32c: crc.value)
+        guard closed == 0 else { throw BlobError.cannotWrite(path, errno) }
+        let (md5, crc32c) = await digests.value
+        return Blob(id: id, size: size, md5: md5, crc32c: crc32c)
     }
 
     /// Closes and removes the file.
     func discard() {
+        hashing.finish()
+        digests.cancel()
         if descriptor >= 0 { close(descriptor) }
         descriptor = -1
         unlink(path)

@@ -175,7 +175,7 @@ final class ObjectStore: Sendable {
     }
 
     /// Copies `blob` into a new blob (copy, rewrite).
-    func copy(_ blob: Blob) throws -> Blob {
+    func copy(_ blob: Blob) async throws -> Blob {
         let writer = try newBlob()
         do {
             guard let reader = reader(of: blob) else { throw BlobError.cannotRead(ENOENT) }
@@ -186,7 +186,7 @@ final class ObjectStore: Sendable {
                 try writer.write(bytes)
                 offset += Int64(bytes.count)
             }
-            return try writer.finish()
+            return try await writer.finish()
         } catch {
             writer.discard()
             throw error

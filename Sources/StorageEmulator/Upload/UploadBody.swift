@@ -22,7 +22,7 @@ enum UploadBody {
             }
             guard slice.readableBytes > 0 else { continue }
             guard writer.size + Int64(slice.readableBytes) <= limit else { throw UploadError.tooLarge(limit) }
-            try slice.withUnsafeReadableBytes { try writer.write($0) }
+            try writer.write(slice)
             written += Int64(slice.readableBytes)
         }
         return written
@@ -147,7 +147,7 @@ struct MultipartRelated {
         func write(_ bytes: ArraySlice<UInt8>) throws {
             guard !bytes.isEmpty else { return }
             guard writer.size + Int64(bytes.count) <= limit else { throw UploadError.tooLarge(limit) }
-            try bytes.withUnsafeBytes { try writer.write($0) }
+            try writer.write(bytes)
         }
         for try await buffer in body {
             pending += buffer.readableBytesView
