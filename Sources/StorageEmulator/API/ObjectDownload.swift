@@ -54,10 +54,10 @@ enum ObjectDownload {
             body: ResponseBody(contentLength: Int(upTo - from)) { writer in
                 var offset = from
                 while offset < upTo {
-                    let bytes = try box.reader.read(at: offset, count: Int(min(Int64(slice), upTo - offset)))
-                    guard !bytes.isEmpty else { break }
-                    try await writer.write(ByteBuffer(bytes: bytes))
-                    offset += Int64(bytes.count)
+                    let buffer = try box.reader.buffer(at: offset, count: Int(min(Int64(slice), upTo - offset)))
+                    guard buffer.readableBytes > 0 else { break }
+                    offset += Int64(buffer.readableBytes)
+                    try await writer.write(buffer)
                 }
                 try await writer.finish(nil)
             })

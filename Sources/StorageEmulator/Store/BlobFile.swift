@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOCore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -30,6 +31,10 @@ final class BlobWriter {
     private var descriptor: Int32
     private let hashing: AsyncStream<ByteBuffer>.Continuation
     private let digests: Task<(md5: [UInt8], crc32c: UInt32), Never>
+    /// Bytes written but not hashed yet, and a writer waiting for them to go down.
+    private let backlog = Backlog()
+    /// The most bytes that may wait for hashing; `throttle()` waits beyond it (memory stays flat).
+    static let backlogLimit = 8 << 20
     /// Bytes written so far.
     private(set) var size: Int64 = 0
 
@@ -41,7 +46,7 @@ final class BlobWriter {
         guard descriptor >= 0 else { throw BlobError.cannotCreate(path, errno) }
         let (buffers, hashing) = AsyncStream<ByteBuffer>.makeStream()
         self.hashing = hashing
-        digests = Task {
+        digests = Task { [backlog] in
             var md5 = Insecure.MD5()
             var crc = CRC32C()
             for await buffer in buffers {
@@ -49,7 +54,9 @@ final class BlobWriter {
                     md5.update(bufferPointer: bytes)
                     crc.update(bytes)
                 }
+                backlog.hashed(buffer.readableBytes)
             }
+            backlog.hashed(.max)
             return (Array(md5.finalize()), crc.value)
         }
     }
@@ -73,8 +80,14 @@ final class BlobWriter {
                 offset += written
             }
         }
+        backlog.added(buffer.readableBytes)
         hashing.yield(buffer)
         size += Int64(buffer.readableBytes)
+    }
+
+    /// Waits while more than `backlogLimit` bytes wait for hashing.
+    func throttle() async {
+        await backlog.wait(below: Self.backlogLimit)
     }
 
     /// Appends `bytes`.
@@ -102,6 +115,37 @@ final class BlobWriter {
     }
 }
 
+/// Counts the bytes between a writer and its hashing task, and parks the writer when they pile up.
+private final class Backlog: Sendable {
+    private let state = Mutex<(bytes: Int, waiter: CheckedContinuation<Void, Never>?, limit: Int)>((0, nil, .max))
+
+    func added(_ count: Int) {
+        state.withLock { $0.bytes += count }
+    }
+
+    func hashed(_ count: Int) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.bytes = count == .max ? 0 : state.bytes - count
+            guard state.bytes < state.limit, let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    func wait(below limit: Int) async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                guard state.bytes >= limit else { return true }
+                state.waiter = waiter
+                state.limit = limit
+                return false
+            }
+            if ready { waiter.resume() }
+        }
+    }
+}
+
 /// Reads a blob's bytes in order, a slice at a time.
 final class BlobReader {
     private let descriptor: Int32
@@ -116,11 +160,20 @@ final class BlobReader {
 
     /// Up to `count` bytes from `offset` (fewer at the end of the file).
     func read(at offset: Int64, count: Int) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, count, off_t(offset)) }
-        guard read >= 0 else { throw BlobError.cannotRead(errno) }
-        bytes.removeLast(count - read)
-        return bytes
+        Array(try buffer(at: offset, count: count).readableBytesView)
+    }
+
+    /// Up to `count` bytes from `offset` (fewer at the end of the file), read straight into a buffer.
+    func buffer(at offset: Int64, count: Int, allocator: ByteBufferAllocator = ByteBufferAllocator()) throws -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: count)
+        var failure: Int32 = 0
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { bytes in
+            let read = pread(descriptor, bytes.baseAddress!, count, off_t(offset))
+            if read < 0 { failure = errno }
+            return max(0, read)
+        }
+        if failure != 0 { throw BlobError.cannotRead(failure) }
+        return buffer
     }
 }
 

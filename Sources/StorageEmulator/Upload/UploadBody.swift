@@ -23,6 +23,7 @@ enum UploadBody {
             guard slice.readableBytes > 0 else { continue }
             guard writer.size + Int64(slice.readableBytes) <= limit else { throw UploadError.tooLarge(limit) }
             try writer.write(slice)
+            await writer.throttle()
             written += Int64(slice.readableBytes)
         }
         return written
