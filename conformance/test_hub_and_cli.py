@@ -30,17 +30,14 @@ from support import (
 )
 
 FREE_PORTS = ["--port", "auth=0", "--port", "firestore=0", "--port", "storage=0", "--port", "hub=0"]
-OTHER_EMULATOR_VARIABLES = (
-    "FIREBASE_DATABASE_EMULATOR_HOST",
-    "FIREBASE_STORAGE_EMULATOR_HOST",
-    "STORAGE_EMULATOR_HOST",
-)
+OTHER_EMULATOR_VARIABLES = ("FIREBASE_DATABASE_EMULATOR_HOST",)
 # What the child of `hearth exec` runs: dump its environment to argv[1], then check the ports it was given.
 DUMP_ENV = (
     "import json, os, socket, sys\n"
     "env = dict(os.environ)\n"
     "reachable = {}\n"
-    "for name in ('FIREBASE_AUTH_EMULATOR_HOST', 'FIRESTORE_EMULATOR_HOST', 'FIREBASE_EMULATOR_HUB'):\n"
+    "for name in ('FIREBASE_AUTH_EMULATOR_HOST', 'FIRESTORE_EMULATOR_HOST', 'FIREBASE_STORAGE_EMULATOR_HOST',\n"
+    "             'FIREBASE_EMULATOR_HUB'):\n"
     "    host, _, port = env.get(name, ':0').rpartition(':')\n"
     "    try:\n"
     "        socket.create_connection((host.strip('[]'), int(port)), timeout=2).close(); reachable[name] = True\n"
@@ -250,8 +247,12 @@ def test_exec_gives_the_official_environment_for_running_emulators_only(tmp_path
     assert auth_host == hub_host == "127.0.0.1"
     assert auth_port != 0 and hub_port != 0
     assert dumped["reachable"] == {
-        "FIREBASE_AUTH_EMULATOR_HOST": True, "FIRESTORE_EMULATOR_HOST": True, "FIREBASE_EMULATOR_HUB": True}
+        "FIREBASE_AUTH_EMULATOR_HOST": True, "FIRESTORE_EMULATOR_HOST": True, "FIREBASE_STORAGE_EMULATOR_HOST": True,
+        "FIREBASE_EMULATOR_HUB": True}
     assert "//" not in env["FIRESTORE_EMULATOR_HOST"]
+    # google-cloud-storage wants the scheme, the Firebase SDKs do not (as `firebase emulators:exec` sets them).
+    assert env["STORAGE_EMULATOR_HOST"] == f"http://{env['FIREBASE_STORAGE_EMULATOR_HOST']}"
+    assert json.loads(env["FIREBASE_CONFIG"])["storageBucket"] == "demo-execenv.appspot.com"
     assert json.loads(env["FIREBASE_CONFIG"])["projectId"] == "demo-execenv"
     for name in OTHER_EMULATOR_VARIABLES:
         assert name not in env, f"{name} is set although that emulator does not run"

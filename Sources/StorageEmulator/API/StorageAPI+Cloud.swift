@@ -219,8 +219,7 @@ extension StorageAPI {
             guard let type = request.headers[.contentType], let boundary = MultipartRelated.boundary(of: type) else {
                 throw Self.cloudError(400, "Bad content type. \(request.headers[.contentType] ?? "")", reason: "invalid")
             }
-            let writer = try store.newBlob()
-            do {
+            return try await writingBlob { writer in
                 let parts = try await MultipartRelated.read(request.body, boundary: boundary, into: writer, limit: maxUploadSize)
                 guard let name = query["name"] ?? parts.metadata["name"]?.stringValue else {
                     throw Self.cloudError(400, "Required parameter: name", reason: "required")
@@ -228,12 +227,6 @@ extension StorageAPI {
                 if let problem = Self.nameProblem(name) { throw Self.cloudError(400, problem, reason: "invalid") }
                 let object = try await commit(bucket, name, writer: writer, metadata: parts.metadata, contentType: parts.contentType, query: query)
                 return .json(object.cloudJSON(base: base))
-            } catch let error as UploadError {
-                writer.discard()
-                throw Self.wireError(error)
-            } catch {
-                writer.discard()
-                throw error
             }
         case "media":
             guard let name = query["name"] else { throw Self.cloudError(400, "Required parameter: name", reason: "required") }
@@ -251,16 +244,9 @@ extension StorageAPI {
         _ bucket: String, _ name: String, body: some AsyncSequence<ByteBuffer, any Error>, metadata: JSONValue?,
         contentType: String?, query: FormFields
     ) async throws -> StoredObject {
-        let writer = try store.newBlob()
-        do {
+        try await writingBlob { writer in
             try await UploadBody.write(body, to: writer, limit: maxUploadSize)
             return try await commit(bucket, name, writer: writer, metadata: metadata, contentType: contentType, query: query)
-        } catch let error as UploadError {
-            writer.discard()
-            throw Self.wireError(error)
-        } catch {
-            writer.discard()
-            throw error
         }
     }
 
@@ -407,18 +393,8 @@ extension StorageAPI {
             guard let part = store.object(bucket, sourceName) else { throw Self.noSuchObject(bucket, sourceName, media: false) }
             parts.append(part)
         }
-        let writer = try store.newBlob()
-        do {
-            for part in parts {
-                guard let reader = store.reader(of: part.blob) else { throw Self.noSuchObject(bucket, part.name, media: false) }
-                var offset: Int64 = 0
-                while offset < part.size {
-                    let bytes = try reader.read(at: offset, count: ObjectStore.copyChunk)
-                    guard !bytes.isEmpty else { break }
-                    try writer.write(bytes)
-                    offset += Int64(bytes.count)
-                }
-            }
+        return try await writingBlob { writer in
+            for part in parts { try store.append(part.blob, to: writer) }
             var metadata = body["destination"] ?? [:]
             if metadata["contentType"] == nil, case .object(var members) = metadata {
                 members["contentType"] = parts[0].contentType.map { .string($0) } ?? .null
@@ -428,9 +404,6 @@ extension StorageAPI {
                 bucket, name, writer: writer, metadata: metadata, contentType: nil, query: request.queryFields,
                 componentCount: parts.count)
             return .json(object.cloudJSON(base: base))
-        } catch {
-            writer.discard()
-            throw error
         }
     }
 

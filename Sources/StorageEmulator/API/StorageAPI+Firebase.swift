@@ -178,8 +178,7 @@ extension StorageAPI {
         if uploadProtocol == "resumable" { throw Self.error(400, "Missing X-Goog-Upload-Command.") }
         guard let name else { throw Self.error(400, "Missing object name: pass it in the path or as ?name=.") }
         if let problem = Self.nameProblem(name) { throw Self.error(400, problem) }
-        let writer = try store.newBlob()
-        do {
+        return try await writingBlob { writer in
             var metadata: JSONValue?
             var contentType = request.headers[.contentType]
             if uploadProtocol == "multipart" {
@@ -196,12 +195,6 @@ extension StorageAPI {
             let object = try finishUpload(
                 bucket, name, blob: blob, metadata: metadata, contentType: contentType, credential: credential)
             return .json(object.firebaseJSON)
-        } catch let error as UploadError {
-            writer.discard()
-            throw Self.wireError(error)
-        } catch {
-            writer.discard()
-            throw error
         }
     }
 

@@ -126,6 +126,21 @@ struct StorageAPI: Sendable {
         return nil
     }
 
+    /// Runs `body` with a new blob's writer; if it fails, the blob is removed (nothing half-written stays)
+    /// and an upload error becomes its wire error.
+    func writingBlob<Result>(_ body: (BlobWriter) async throws -> Result) async throws -> Result {
+        let writer = try store.newBlob()
+        do {
+            return try await body(writer)
+        } catch let error as UploadError {
+            writer.discard()
+            throw Self.wireError(error)
+        } catch {
+            writer.discard()
+            throw error
+        }
+    }
+
     /// The upload errors as wire errors.
     static func wireError(_ error: UploadError) -> APIError {
         switch error {

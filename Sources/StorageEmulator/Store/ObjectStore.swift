@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Synchronization
 
 /// Every bucket and object of the Storage emulator, in memory, with the objects' bytes as files in a
@@ -178,18 +179,23 @@ final class ObjectStore: Sendable {
     func copy(_ blob: Blob) async throws -> Blob {
         let writer = try newBlob()
         do {
-            guard let reader = reader(of: blob) else { throw BlobError.cannotRead(ENOENT) }
-            var offset: Int64 = 0
-            while offset < blob.size {
-                let bytes = try reader.read(at: offset, count: Self.copyChunk)
-                guard !bytes.isEmpty else { break }
-                try writer.write(bytes)
-                offset += Int64(bytes.count)
-            }
+            try append(blob, to: writer)
             return try await writer.finish()
         } catch {
             writer.discard()
             throw error
+        }
+    }
+
+    /// Appends `blob`'s bytes to `writer` (copy, compose).
+    func append(_ blob: Blob, to writer: BlobWriter) throws {
+        guard let reader = reader(of: blob) else { throw BlobError.cannotRead(ENOENT) }
+        var offset: Int64 = 0
+        while offset < blob.size {
+            let buffer = try reader.buffer(at: offset, count: Self.copyChunk)
+            guard buffer.readableBytes > 0 else { break }
+            try writer.write(buffer)
+            offset += Int64(buffer.readableBytes)
         }
     }
 
