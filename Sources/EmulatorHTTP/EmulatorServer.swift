@@ -79,11 +79,13 @@ public final class EmulatorServer: Sendable {
             }
             bound.continuation.finish()
         }
-        var result: Result<Int, any Error> = .failure(ServerStartError.stoppedBeforeListening(host, requestedPort))
-        for await outcome in bound.stream {
-            result = outcome
-            break
-        }
+        // Waited for outside this task's cancellation: a start cancelled half-way (another emulator of the
+        // suite failed) must still learn that its server runs, so that stopping it finds it running.
+        let notStarted = Result<Int, any Error>.failure(ServerStartError.stoppedBeforeListening(host, requestedPort))
+        let result = await Task {
+            for await outcome in bound.stream { return outcome }
+            return notStarted
+        }.value
         switch result {
         case .success(let port):
             state.withLock { $0 = .running(group: group, task: task, port: port) }
