@@ -111,6 +111,11 @@ extension SuiteConfig {
                 settings.rules = try string(member, at: "\(location).rules")
             case "bucket" where allowed.contains("bucket"):
                 settings.bucket = try string(member, at: "\(location).bucket")
+            case "maxUploadSize" where allowed.contains("maxUploadSize"):
+                guard let bytes = member.intValue, bytes > 0 else {
+                    throw ConfigError("\(location).maxUploadSize: expected a positive number of bytes, got \(member.serialized())")
+                }
+                settings.maxUploadSize = bytes
             case "buckets" where allowed.contains("buckets"):
                 guard let targets = member.arrayValue else {
                     throw ConfigError("\(location).buckets: expected an array of {\"bucket\", \"rules\"}, got \(member.typeName)")
@@ -139,7 +144,7 @@ extension SuiteConfig {
     private static func allowedKeys(for emulator: EmulatorName) -> [String] {
         switch emulator {
         case .firestore, .database: return ["rules"]
-        case .storage: return ["rules", "bucket", "buckets"]
+        case .storage: return ["rules", "bucket", "buckets", "maxUploadSize"]
         case .ui: return ["enabled"]
         case .auth, .hub: return []
         }

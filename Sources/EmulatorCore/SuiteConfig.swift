@@ -67,6 +67,8 @@ public struct EmulatorSettings: Sendable, Equatable {
     /// Buckets with rules of their own, bucket → rules file (Storage: `buckets` in emulator.json, the
     /// `storage` array of firebase.json); other buckets follow `rules`.
     public var bucketRules: [String: String] = [:]
+    /// The largest object an upload may create, in bytes (Storage; `nil`: the emulator's default, 5 GiB).
+    public var maxUploadSize: Int64?
 
     /// Creates settings.
     public init(

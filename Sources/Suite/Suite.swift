@@ -56,7 +56,8 @@ public final class Suite: Sendable {
             storage = try StorageEmulator(
                 projectID: config.projectID, host: address.host, port: address.port,
                 rulesFile: settings.rules.map(config.resolve), bucketRulesFiles: settings.bucketRules.mapValues(config.resolve),
-                documents: firestore?.rulesDocuments(), logger: logger)
+                documents: firestore?.rulesDocuments(),
+                maxUploadSize: settings.maxUploadSize ?? StorageEmulator.defaultMaxUploadSize, logger: logger)
         } else {
             storage = nil
         }

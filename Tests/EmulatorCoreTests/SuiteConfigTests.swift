@@ -37,8 +37,9 @@ import Testing
     @Test func storageBucketsHaveRulesOfTheirOwn() throws {
         let ours = try write(
             "emulator.json",
-            #"{"emulators":{"storage":{"rules":"storage.rules","buckets":[{"bucket":"uploads","rules":"uploads.rules"}]}}}"#)
+            #"{"emulators":{"storage":{"rules":"storage.rules","maxUploadSize":1048576,"buckets":[{"bucket":"uploads","rules":"uploads.rules"}]}}}"#)
         let config = try SuiteConfig.load(directory: ours)
+        #expect(config.emulators[.storage]?.maxUploadSize == 1_048_576)
         #expect(config.emulators[.storage]?.rules == "storage.rules")
         #expect(config.emulators[.storage]?.bucketRules == ["uploads": "uploads.rules"])
         let bad = try write("emulator.json", #"{"emulators":{"storage":{"buckets":[{"bucket":"x"}]}}}"#)

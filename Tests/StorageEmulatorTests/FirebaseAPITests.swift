@@ -149,6 +149,20 @@ import Testing
         }
     }
 
+    @Test func uploadsBeyondTheMaximumSizeAre413AndLeaveNothing() async throws {
+        let emulator = try StorageEmulator(projectID: "demo-test", port: 0, maxUploadSize: 4)
+        let app = Application(responder: emulator.responder)
+        try await app.test(.router) { raw in
+            let client = TestClient(client: raw)
+            let owner: HTTPFields = [.authorization: "Bearer owner"]
+            let big = try await client.send(.post, "/v0/b/app/o?name=big", headers: owner, body: "12345")
+            #expect(big.status == 413)
+            #expect(try await client.send(.get, "/v0/b/app/o/big", headers: owner).status == 404)
+            #expect(try await client.send(.post, "/v0/b/app/o?name=small", headers: owner, body: "1234").status == 200)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: emulator.store.directory.path).count == 1)
+    }
+
     @Test func listingNeedsAPrefixEndingWithASlash() async throws {
         try await run { client in
             let bad = try await client.send(.get, "/v0/b/app/o?prefix=documents", user: "alice")
