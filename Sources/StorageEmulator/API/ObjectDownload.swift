@@ -9,7 +9,7 @@ import NIOCore
 /// `x-goog-generation`, `Content-Disposition` with the file name, `ETag`...).
 enum ObjectDownload {
     /// How much is read from disk per write.
-    static let slice = 4 << 20
+    static let slice = 1 << 20
 
     /// The response for `object`, honouring the `Range` header `range`. A gzip-encoded object goes out
     /// decompressed (no `Content-Encoding`, no range) unless `acceptEncoding` accepts gzip, as Cloud
