@@ -35,6 +35,20 @@ import Testing
         #expect(seen.sorted() == ["a.txt", "dir-x", "dir/", "e/", "z"])
     }
 
+    @Test func namesAreBytesNotUnicodeEquivalence() async throws {
+        let store = try ObjectStore()
+        let composed = "caf\u{E9}.txt"  // é as one scalar (NFC)
+        let decomposed = "cafe\u{301}.txt"  // e + combining acute (NFD): equal as Swift strings, not as bytes
+        #expect(composed == decomposed)
+        try await put(store, composed, "nfc")
+        try await put(store, decomposed, "nfd")
+        let first = try #require(store.object("b", composed))
+        let second = try #require(store.object("b", decomposed))
+        #expect(try store.reader(of: first.blob)?.read(at: 0, count: 10) == Array("nfc".utf8))
+        #expect(try store.reader(of: second.blob)?.read(at: 0, count: 10) == Array("nfd".utf8))
+        #expect(store.list("b", prefix: "", delimiter: nil, pageToken: nil, maxResults: 10).objects.count == 2)
+    }
+
     @Test func replacingAnObjectRemovesItsOldBytes() async throws {
         let store = try ObjectStore()
         try await put(store, "o", "first")

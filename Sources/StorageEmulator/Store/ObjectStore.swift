@@ -2,6 +2,13 @@ import Foundation
 import NIOCore
 import Synchronization
 
+/// An object name as its UTF-8 bytes: the store's key.
+struct ObjectKey: Hashable, Sendable {
+    let bytes: [UInt8]
+
+    init(_ name: String) { bytes = Array(name.utf8) }
+}
+
 /// Every bucket and object of the Storage emulator, in memory, with the objects' bytes as files in a
 /// directory of their own (so a 1 GiB object never sits in memory). Changes are atomic: an object is
 /// replaced or removed in one step under the lock, after its new bytes are complete on disk; the replaced
@@ -16,7 +23,9 @@ final class ObjectStore: Sendable {
 
     private struct State {
         var buckets: [String: Bucket] = [:]
-        var objects: [String: [String: StoredObject]] = [:]
+        /// Objects by bucket, then by their names' bytes: names that Swift would call equal (canonically
+        /// equivalent Unicode, NFC and NFD) are different objects, as in Cloud Storage.
+        var objects: [String: [ObjectKey: StoredObject]] = [:]
     }
 
     /// Where blobs are kept.
@@ -70,7 +79,7 @@ final class ObjectStore: Sendable {
 
     /// Object `name` of `bucket`, if it exists.
     func object(_ bucket: String, _ name: String) -> StoredObject? {
-        state.withLock { $0.objects[bucket]?[name] }
+        state.withLock { $0.objects[bucket]?[ObjectKey(name)] }
     }
 
     /// Stores `object` (a new generation) in place of whatever had its name. `check` sees the object it
@@ -80,12 +89,12 @@ final class ObjectStore: Sendable {
         let replaced: StoredObject?
         do {
             replaced = try state.withLock { state -> StoredObject? in
-                let existing = state.objects[object.bucket]?[object.name]
+                let existing = state.objects[object.bucket]?[ObjectKey(object.name)]
                 try check(existing)
                 if state.buckets[object.bucket] == nil {
                     state.buckets[object.bucket] = Bucket(name: object.bucket, timeCreated: object.updated, updated: object.updated)
                 }
-                state.objects[object.bucket, default: [:]][object.name] = object
+                state.objects[object.bucket, default: [:]][ObjectKey(object.name)] = object
                 return existing
             }
         } catch {
@@ -100,9 +109,9 @@ final class ObjectStore: Sendable {
     /// is no such object.
     func update(_ bucket: String, _ name: String, _ change: (inout StoredObject) throws -> Void) rethrows -> StoredObject? {
         try state.withLock { state in
-            guard var object = state.objects[bucket]?[name] else { return nil }
+            guard var object = state.objects[bucket]?[ObjectKey(name)] else { return nil }
             try change(&object)
-            state.objects[bucket]?[name] = object
+            state.objects[bucket]?[ObjectKey(name)] = object
             return object
         }
     }
@@ -112,9 +121,9 @@ final class ObjectStore: Sendable {
     @discardableResult
     func delete(_ bucket: String, _ name: String, check: (StoredObject) throws -> Void = { _ in }) rethrows -> StoredObject? {
         let removed = try state.withLock { state -> StoredObject? in
-            guard let object = state.objects[bucket]?[name] else { return nil }
+            guard let object = state.objects[bucket]?[ObjectKey(name)] else { return nil }
             try check(object)
-            state.objects[bucket]?[name] = nil
+            state.objects[bucket]?[ObjectKey(name)] = nil
             return object
         }
         if let removed { removeBlob(removed.blob) }
@@ -129,29 +138,41 @@ final class ObjectStore: Sendable {
         _ bucket: String, prefix: String, delimiter: String?, pageToken: String?, maxResults: Int
     ) -> (objects: [StoredObject], prefixes: [String], nextPageToken: String?) {
         let objects = state.withLock { state in
-            (state.objects[bucket] ?? [:]).values.filter { $0.name.hasPrefix(prefix) }
+            (state.objects[bucket] ?? [:]).values.filter { $0.name.utf8.starts(with: prefix.utf8) }
         }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         var items: [StoredObject] = []
         var prefixes: [String] = []
         var lastKey: String?
         for object in objects {
-            // A name is listed as itself, or as its prefix up to the delimiter: its key in the listing.
+            // A name is listed as itself, or as its prefix up to the delimiter: its key in the listing
+            // (compared byte by byte, never as Unicode-equivalent strings).
             var key = object.name
             var rolledUp = false
             if let delimiter, !delimiter.isEmpty {
-                let rest = object.name.dropFirst(prefix.count)
-                if let range = rest.range(of: delimiter) {
-                    key = prefix + rest[..<range.upperBound]
+                let bytes = Array(object.name.utf8)
+                if let end = Self.end(of: Array(delimiter.utf8), in: bytes, from: prefix.utf8.count) {
+                    key = String(decoding: bytes[..<end], as: UTF8.self)
                     rolledUp = true
                 }
             }
             if let pageToken, !pageToken.utf8.lexicographicallyPrecedes(key.utf8) { continue }
-            if key == lastKey { continue }
+            if let lastKey, key.utf8.elementsEqual(lastKey.utf8) { continue }
             if items.count + prefixes.count == maxResults { return (items, prefixes, lastKey) }
             if rolledUp { prefixes.append(key) } else { items.append(object) }
             lastKey = key
         }
         return (items, prefixes, nil)
+    }
+
+    /// The index just past the first `needle` in `bytes` at or after `start`.
+    private static func end(of needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard !needle.isEmpty, bytes.count >= needle.count else { return nil }
+        var index = start
+        while index + needle.count <= bytes.count {
+            if bytes[index..<(index + needle.count)].elementsEqual(needle) { return index + needle.count }
+            index += 1
+        }
+        return nil
     }
 
     /// Removes every object and bucket.
