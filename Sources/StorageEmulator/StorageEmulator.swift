@@ -42,7 +42,7 @@ public final class StorageEmulator: ServedEmulator {
             let diagnostics: [Diagnostic]
             do {
                 diagnostics = try rules.watch(files: files)
-            } catch let error as UnreadableRulesFile {
+            } catch let error as UnreadableFile {
                 throw StorageRulesFileError(path: error.path, messages: ["it cannot be read"])
             }
             let errors = diagnostics.filter { $0.severity == .error }

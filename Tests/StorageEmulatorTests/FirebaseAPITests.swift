@@ -149,6 +149,33 @@ import Testing
         }
     }
 
+    @Test func rulesFilesAreReloadedWhenTheyChange() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        @Sendable func rules(_ allow: Bool) -> String {
+            "rules_version = '2'; service firebase.storage { match /b/{bucket}/o { match /{all=**} { allow read, write: if \(allow); } } }"
+        }
+        let all = folder.appendingPathComponent("storage.rules").path
+        let uploads = folder.appendingPathComponent("uploads.rules").path
+        try rules(false).write(toFile: all, atomically: true, encoding: .utf8)
+        try rules(true).write(toFile: uploads, atomically: true, encoding: .utf8)
+        let emulator = try StorageEmulator(projectID: "demo-test", port: 0, rulesFile: all, bucketRulesFiles: ["uploads": uploads])
+        let app = Application(responder: emulator.responder)
+        try await app.test(.router) { raw in
+            let client = TestClient(client: raw)
+            #expect(try await client.send(.post, "/v0/b/app/o?name=a", body: "x").status == 403)
+            #expect(try await client.send(.post, "/v0/b/uploads/o?name=a", body: "x").status == 200)
+            try rules(true).write(toFile: all, atomically: true, encoding: .utf8)
+            try await Task.sleep(for: .milliseconds(700))
+            #expect(try await client.send(.post, "/v0/b/app/o?name=a", body: "x").status == 200)
+            #expect(try await client.send(.post, "/v0/b/uploads/o?name=b", body: "x").status == 200)
+        }
+        #expect(throws: StorageRulesFileError.self) {
+            try StorageEmulator(projectID: "demo-test", port: 0, rulesFile: folder.appendingPathComponent("none.rules").path)
+        }
+    }
+
     @Test func uploadsBeyondTheMaximumSizeAre413AndLeaveNothing() async throws {
         let emulator = try StorageEmulator(projectID: "demo-test", port: 0, maxUploadSize: 4)
         let app = Application(responder: emulator.responder)

@@ -9,26 +9,13 @@ import Synchronization
 final class FirestoreRules: Sendable {
     private struct Loaded {
         var rulesets: [String: CompiledRuleset] = [:]
-        var file: WatchedFile?
-        var lastCheck = Date.distantPast
-    }
-
-    /// A rules file loaded for a project at start, reloaded when it changes on disk.
-    struct WatchedFile: Sendable {
-        /// The file's path.
-        var path: String
-        /// The project whose rules it holds.
-        var project: String
-        /// The text last loaded.
-        var text: String?
+        /// The rules file loaded at start and the project whose rules it holds.
+        var file: (watched: WatchedFiles, project: String)?
     }
 
     private let loaded = Mutex(Loaded())
     private let cache = RulesCache()
     private let logger: Logger
-
-    /// How often a watched file is checked for changes (on the next request after this much time).
-    static let checkInterval: TimeInterval = 0.5
 
     /// Rules with nothing loaded.
     init(logger: Logger) {
@@ -48,9 +35,9 @@ final class FirestoreRules: Sendable {
     /// Loads the rules file at `path` for `project` and watches it for changes; returns its diagnostics.
     @discardableResult
     func watch(file path: String, project: String) throws -> [Diagnostic] {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        loaded.withLock { $0.file = WatchedFile(path: path, project: project, text: text) }
-        return setRules([RulesSource(fileName: (path as NSString).lastPathComponent, text: text)], project: project)
+        let watched = try WatchedFiles(paths: [path])
+        loaded.withLock { $0.file = (watched, project) }
+        return setRules([RulesSource(fileName: (path as NSString).lastPathComponent, text: watched.texts[0])], project: project)
     }
 
     /// The rules of `project`.
@@ -58,24 +45,17 @@ final class FirestoreRules: Sendable {
         loaded.withLock { $0.rulesets[project] }
     }
 
-    /// Reloads the watched rules file if it changed (looked at no more than every `checkInterval`). Called
-    /// as a request arrives, before any store lock is taken: a reload reads and compiles a file.
+    /// Reloads the watched rules file if it changed (looked at no more than every half second). Called as a
+    /// request arrives, before any store lock is taken: a reload reads and compiles a file.
     func reloadIfChanged() {
-        let due = loaded.withLock { state -> WatchedFile? in
-            guard let file = state.file, Date().timeIntervalSince(state.lastCheck) >= Self.checkInterval else { return nil }
-            state.lastCheck = Date()
-            return file
-        }
-        guard let file = due, let text = try? String(contentsOfFile: file.path, encoding: .utf8), text != file.text
-        else { return }
-        loaded.withLock { $0.file?.text = text }
-        let diagnostics = setRules(
-            [RulesSource(fileName: (file.path as NSString).lastPathComponent, text: text)], project: file.project)
+        guard let (watched, project) = loaded.withLock({ $0.file }), let texts = watched.changes() else { return }
+        let path = watched.paths[0]
+        let diagnostics = setRules([RulesSource(fileName: (path as NSString).lastPathComponent, text: texts[0])], project: project)
         let errors = diagnostics.filter { $0.severity == .error }
         if errors.isEmpty {
-            logger.info("firestore: change detected in \(file.path), rules updated")
+            logger.info("firestore: change detected in \(path), rules updated")
         } else {
-            logger.error("firestore: \(file.path) has errors, keeping the previous rules: \(errors.map(\.description).joined(separator: "; "))")
+            logger.error("firestore: \(path) has errors, keeping the previous rules: \(errors.map(\.description).joined(separator: "; "))")
         }
     }
 

@@ -19,9 +19,8 @@ final class StorageRules: Sendable {
     private struct Loaded {
         var all: CompiledRuleset?
         var buckets: [String: CompiledRuleset] = [:]
-        /// The files watched: each file's path, bucket (nil: every other bucket) and text last read.
-        var watched: [(path: String, bucket: String?, text: String)] = []
-        var lastCheck = Date.distantPast
+        /// The files loaded at start and each one's bucket (nil: every other bucket).
+        var watched: (files: WatchedFiles, buckets: [String?])?
     }
 
     private let loaded = Mutex(Loaded())
@@ -58,42 +57,30 @@ final class StorageRules: Sendable {
         return diagnostics
     }
 
-    /// Loads rules files (bucket → path; the `nil` bucket's file holds every other bucket's rules) and
-    /// watches them; returns their diagnostics. Throws the path of a file that cannot be read.
+    /// Loads rules files (each with its bucket; the `nil` bucket's file holds every other bucket's rules)
+    /// and watches them; returns their diagnostics. Throws `UnreadableFile` for a file that cannot be read.
     @discardableResult
     func watch(files: [(path: String, bucket: String?)]) throws -> [Diagnostic] {
-        var watched: [(path: String, bucket: String?, text: String)] = []
-        for file in files {
-            guard let text = try? String(contentsOfFile: file.path, encoding: .utf8) else {
-                throw UnreadableRulesFile(path: file.path)
-            }
-            watched.append((file.path, file.bucket, text))
-        }
-        loaded.withLock { $0.watched = watched }
-        return setRules(watched.map { File(name: ($0.path as NSString).lastPathComponent, content: $0.text, bucket: $0.bucket) })
+        let watched = try WatchedFiles(paths: files.map(\.path))
+        let buckets = files.map(\.bucket)
+        loaded.withLock { $0.watched = (watched, buckets) }
+        return setRules(Self.files(watched.paths, watched.texts, buckets))
     }
 
-    /// Reloads the watched files if one changed (checked at most every half second, as requests arrive);
-    /// files with errors keep the previous rules.
+    /// Reloads the watched files if one changed (looked at no more than every half second, as requests
+    /// arrive); files with errors keep the previous rules.
     func reloadIfChanged() {
-        let due = loaded.withLock { state -> [(path: String, bucket: String?, text: String)]? in
-            guard !state.watched.isEmpty, Date().timeIntervalSince(state.lastCheck) >= 0.5 else { return nil }
-            state.lastCheck = Date()
-            return state.watched
-        }
-        guard let due else { return }
-        let current = due.map { file in
-            (file.path, file.bucket, (try? String(contentsOfFile: file.path, encoding: .utf8)) ?? file.text)
-        }
-        guard zip(current, due).contains(where: { $0.2 != $1.text }) else { return }
-        loaded.withLock { $0.watched = current }
-        let errors = setRules(current.map { File(name: ($0.0 as NSString).lastPathComponent, content: $0.2, bucket: $0.1) })
-            .filter { $0.severity == .error }
+        guard let (watched, buckets) = loaded.withLock({ $0.watched }), let texts = watched.changes() else { return }
+        let errors = setRules(Self.files(watched.paths, texts, buckets)).filter { $0.severity == .error }
         if errors.isEmpty {
             logger.info("storage: change detected in the rules files, rules updated")
         } else {
             logger.error("storage: rules files have errors, keeping the previous rules: \(errors.map(\.description).joined(separator: "; "))")
         }
+    }
+
+    private static func files(_ paths: [String], _ texts: [String], _ buckets: [String?]) -> [File] {
+        zip(paths, zip(texts, buckets)).map { File(name: ($0 as NSString).lastPathComponent, content: $1.0, bucket: $1.1) }
     }
 
     /// The rules of `bucket`, if any are loaded.
@@ -123,11 +110,6 @@ final class StorageRules: Sendable {
             data: documents)
         return decision.allowed
     }
-}
-
-/// A rules file that cannot be read.
-struct UnreadableRulesFile: Error {
-    var path: String
 }
 
 extension RuleTimestamp {
