@@ -30,8 +30,9 @@ struct WebChannelSession: Sendable {
     /// The id of the last array queued.
     var lastArrayID: Int { nextArrayID - 1 }
 
-    /// The bytes of the arrays written or queued but not acknowledged.
-    var unacknowledgedBytes: Int { outbox.reduce(0) { $0 + $1.text.utf8.count } }
+    /// The bytes of the arrays written or queued but not acknowledged (kept as arrays come and go: the back
+    /// channel asks after every write).
+    private(set) var unacknowledgedBytes = 0
 
     /// The data of the maps of a forward-channel request (map ids from `offset` up) that were not
     /// delivered before, in order.
@@ -52,13 +53,16 @@ struct WebChannelSession: Sendable {
         let array = Array(id: id, text: "[\(id),\(payload)]")
         outbox.append(array)
         unsentBytes += array.text.utf8.count
+        unacknowledgedBytes += array.text.utf8.count
         return id
     }
 
     /// The client has received every array up to `arrayID`: they are dropped.
     mutating func acknowledge(through arrayID: Int) {
         guard let first = outbox.first, first.id <= arrayID else { return }
-        outbox.removeFirst(outbox.firstIndex { $0.id > arrayID } ?? outbox.count)
+        let acknowledged = outbox.firstIndex { $0.id > arrayID } ?? outbox.count
+        unacknowledgedBytes -= outbox[..<acknowledged].reduce(0) { $0 + $1.text.utf8.count }
+        outbox.removeFirst(acknowledged)
     }
 
     /// Opens a back channel for a client that has every array up to `arrayID`; it replaces any other.

@@ -25,8 +25,14 @@ enum ObjectDownload {
             .googStorageClass: object.storageClass, .googHash: "crc32c=\(object.crc32c),md5=\(object.md5Hash)",
         ]
         if let language = object.contentLanguage { headers[.contentLanguage] = language }
+        guard let reader = store.reader(of: object.blob) else {
+            throw APIError(code: 404, message: "Not Found.", status: nil, reason: nil)
+        }
         if object.contentEncoding?.lowercased() == "gzip", acceptEncoding?.lowercased().contains("gzip") != true {
-            return try transcoded(object, headers: headers, store: store)
+            // Decompressed as it streams out: no length up front, no ranges.
+            headers[.acceptRanges] = nil
+            return Response(
+                status: .ok, headers: headers, body: streamed(reader, from: 0, upTo: object.size, gunzip: true))
         }
         if let encoding = object.contentEncoding { headers[.contentEncoding] = encoding }
         var start: Int64 = 0
@@ -44,48 +50,30 @@ enum ObjectDownload {
             status = .partialContent
             headers[.contentRange] = "bytes \(first)-\(last)/\(object.size)"
         }
-        guard let reader = store.reader(of: object.blob) else {
-            throw APIError(code: 404, message: "Not Found.", status: nil, reason: nil)
-        }
-        let box = ReaderBox(reader: reader)
-        let (from, upTo) = (start, end)
-        return Response(
-            status: status, headers: headers,
-            body: ResponseBody(contentLength: Int(upTo - from)) { writer in
-                var offset = from
-                while offset < upTo {
-                    let buffer = try box.reader.buffer(at: offset, count: Int(min(Int64(slice), upTo - offset)))
-                    guard buffer.readableBytes > 0 else { break }
-                    offset += Int64(buffer.readableBytes)
-                    try await writer.write(buffer)
-                }
-                try await writer.finish(nil)
-            })
+        return Response(status: status, headers: headers, body: streamed(reader, from: start, upTo: end, gunzip: false))
     }
 
-    /// A gzip-encoded object's bytes decompressed as they stream out (its length is unknown up front).
-    private static func transcoded(_ object: StoredObject, headers: HTTPFields, store: ObjectStore) throws -> Response {
-        guard let reader = store.reader(of: object.blob) else {
-            throw APIError(code: 404, message: "Not Found.", status: nil, reason: nil)
-        }
+    /// Bytes `from..<upTo` of a blob, read a slice at a time, gunzipped on the way when `gunzip` (then the
+    /// length is not known up front).
+    private static func streamed(_ reader: BlobReader, from: Int64, upTo: Int64, gunzip: Bool) -> ResponseBody {
         let box = ReaderBox(reader: reader)
-        let size = object.size
-        var headers = headers
-        headers[.acceptRanges] = nil
-        return Response(
-            status: .ok, headers: headers,
-            body: ResponseBody { writer in
-                guard let gunzip = Gunzip() else { throw GunzipError(status: -1) }
-                var offset: Int64 = 0
-                while offset < size {
-                    let bytes = try box.reader.read(at: offset, count: slice)
-                    guard !bytes.isEmpty else { break }
-                    offset += Int64(bytes.count)
-                    let plain = try gunzip.decompress(bytes)
+        return ResponseBody(contentLength: gunzip ? nil : Int(upTo - from)) { writer in
+            let decompressor = gunzip ? Gunzip() : nil
+            if gunzip, decompressor == nil { throw GunzipError(status: -1) }
+            var offset = from
+            while offset < upTo {
+                let buffer = try box.reader.buffer(at: offset, count: Int(min(Int64(slice), upTo - offset)))
+                guard buffer.readableBytes > 0 else { break }
+                offset += Int64(buffer.readableBytes)
+                if let decompressor {
+                    let plain = try decompressor.decompress(Array(buffer.readableBytesView))
                     if !plain.isEmpty { try await writer.write(ByteBuffer(bytes: plain)) }
+                } else {
+                    try await writer.write(buffer)
                 }
-                try await writer.finish(nil)
-            })
+            }
+            try await writer.finish(nil)
+        }
     }
 
     /// The last segment of an object name (the downloaded file's name).

@@ -44,7 +44,7 @@ extension StorageAPI {
             response.headers[.eTag] = "\"\(object.md5Hash)\""
             return response
         case .delete:
-            guard try store.delete(bucket, name) != nil else { throw Self.noSuchObject(bucket, name, media: true) }
+            guard try store.delete(bucket, name) != nil else { throw Self.noSuchObject(bucket, name) }
             return Response(status: .noContent)
         default:
             throw APIError.notImplemented("Not implemented: \(request.method) \(request.uri.path)")
@@ -129,7 +129,7 @@ extension StorageAPI {
         case .get, .head:
             guard let object = store.object(bucket, name) else {
                 if query["alt"] == "media" || mode == .download { return Self.noSuchMedia(bucket, name) }
-                throw Self.noSuchObject(bucket, name, media: false)
+                throw Self.noSuchObject(bucket, name)
             }
             try Self.checkPreconditions(query, object)
             if query["alt"] == "media" || mode == .download {
@@ -153,12 +153,12 @@ extension StorageAPI {
                 object.apply(body)
                 object.touch(time)
             }
-            guard let updated else { throw Self.noSuchObject(bucket, name, media: false) }
+            guard let updated else { throw Self.noSuchObject(bucket, name) }
             return .json(updated.cloudJSON(base: base))
         case .delete:
             if mode == .upload { return try cancelResumable(query) }
             guard try store.delete(bucket, name, check: { try Self.checkPreconditions(query, $0) }) != nil else {
-                throw Self.noSuchObject(bucket, name, media: false)
+                throw Self.noSuchObject(bucket, name)
             }
             return Response(status: .noContent)
         case .post where mode == .upload:
@@ -192,7 +192,7 @@ extension StorageAPI {
     ) async throws -> Response {
         let body = try await Self.jsonBody(of: request)
         guard let original = store.object(source.bucket, source.name) else {
-            throw Self.noSuchObject(source.bucket, source.name, media: false)
+            throw Self.noSuchObject(source.bucket, source.name)
         }
         let blob = try await store.copy(original.blob)
         var object = original
@@ -227,7 +227,7 @@ extension StorageAPI {
             guard let sourceName = source["name"]?.stringValue else {
                 throw Self.cloudError(400, "Required parameter: sourceObjects[].name", reason: "required")
             }
-            guard let part = store.object(bucket, sourceName) else { throw Self.noSuchObject(bucket, sourceName, media: false) }
+            guard let part = store.object(bucket, sourceName) else { throw Self.noSuchObject(bucket, sourceName) }
             parts.append(part)
         }
         return try await writingBlob { writer in
@@ -276,7 +276,7 @@ extension StorageAPI {
     }
 
     /// 404 for a missing object.
-    static func noSuchObject(_ bucket: String, _ name: String, media: Bool) -> APIError {
+    static func noSuchObject(_ bucket: String, _ name: String) -> APIError {
         cloudError(404, "No such object: \(bucket)/\(name)", reason: "notFound")
     }
 

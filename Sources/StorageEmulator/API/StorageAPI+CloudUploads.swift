@@ -108,14 +108,7 @@ extension StorageAPI {
                 }
                 guard let writer = session.writer else { throw ResumableUpload.Refusal.notActive }
                 if range?.first != nil || range == nil {
-                    let skip = try upload.plan(offset: range?.first ?? 0, length: request.headers[.contentLength].flatMap { Int64($0) })
-                    let before = writer.size
-                    do {
-                        try await UploadBody.write(request.body, to: writer, skip: skip, limit: maxUploadSize)
-                    } catch let error as UploadError {
-                        throw Self.wireError(error)
-                    }
-                    upload.kept(writer.size - before)
+                    try await appendChunk(of: request, at: range?.first ?? 0, to: &upload, writer: writer)
                 }
                 let total = range?.total ?? (range == nil ? upload.received : nil)
                 guard let total, total == upload.received else {

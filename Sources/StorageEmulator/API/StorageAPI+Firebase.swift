@@ -278,21 +278,14 @@ extension StorageAPI {
                     return Response(status: .ok)
                 }
                 if commands.contains("upload") {
-                    let length = request.headers[.contentLength].flatMap { Int64($0) }
-                    let skip = try upload.plan(offset: request.headers[.googUploadOffset].flatMap { Int64($0) }, length: length)
-                    guard let writer = session.writer else { throw ResumableUpload.Refusal.notActive }
-                    do {
-                        let before = writer.size
-                        try await UploadBody.write(request.body, to: writer, skip: skip, limit: min(maxUploadSize, upload.declaredSize ?? .max))
-                        upload.kept(writer.size - before)
-                    } catch let error as UploadError {
-                        throw Self.wireError(error)
-                    }
+                    try await appendChunk(
+                        of: request, at: request.headers[.googUploadOffset].flatMap { Int64($0) }, to: &upload,
+                        writer: session.writer)
                     if !commands.contains("finalize") {
                         var response = Response(status: .ok)
                         response.headers[.googUploadStatus] = "active"
                         response.headers[.googUploadID] = id
-            response.headers[.guploaderUploadID] = id
+                        response.headers[.guploaderUploadID] = id
                         return response
                     }
                 }

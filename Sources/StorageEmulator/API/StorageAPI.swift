@@ -141,6 +141,25 @@ struct StorageAPI: Sendable {
         }
     }
 
+    /// Appends the body of `request`, a resumable upload's chunk starting at `offset` (the client's count of
+    /// bytes received; `nil`: appended), to `upload`'s bytes in `writer`: what was already kept is skipped, a
+    /// gap is refused, and the upload stays within its declared size and the maximum upload size. Both
+    /// resumable protocols (Firebase v0 and GCS JSON) send their chunks through here.
+    func appendChunk(
+        of request: Request, at offset: Int64?, to upload: inout ResumableUpload, writer: BlobWriter?
+    ) async throws {
+        let skip = try upload.plan(offset: offset, length: request.headers[.contentLength].flatMap { Int64($0) })
+        guard let writer else { throw ResumableUpload.Refusal.notActive }
+        let before = writer.size
+        do {
+            try await UploadBody.write(
+                request.body, to: writer, skip: skip, limit: min(maxUploadSize, upload.declaredSize ?? .max))
+        } catch let error as UploadError {
+            throw Self.wireError(error)
+        }
+        upload.kept(writer.size - before)
+    }
+
     /// The upload errors as wire errors.
     static func wireError(_ error: UploadError) -> APIError {
         switch error {

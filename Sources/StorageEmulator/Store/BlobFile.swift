@@ -158,11 +158,6 @@ final class BlobReader {
 
     deinit { close(descriptor) }
 
-    /// Up to `count` bytes from `offset` (fewer at the end of the file).
-    func read(at offset: Int64, count: Int) throws -> [UInt8] {
-        Array(try buffer(at: offset, count: count).readableBytesView)
-    }
-
     /// Up to `count` bytes from `offset` (fewer at the end of the file), read straight into a buffer.
     func buffer(at offset: Int64, count: Int, allocator: ByteBufferAllocator = ByteBufferAllocator()) throws -> ByteBuffer {
         var buffer = allocator.buffer(capacity: count)

@@ -18,12 +18,6 @@ struct CRC32C: Sendable {
         value = hearth_crc32c_extend(value, base, bytes.count)
     }
 
-    /// Adds `bytes`.
-    mutating func update(_ bytes: some Sequence<UInt8>) {
-        let array = Array(bytes)
-        array.withUnsafeBytes { update($0) }
-    }
-
     /// The checksum as Cloud Storage writes it in JSON and `x-goog-hash`: base64 of its 4 bytes, big-endian.
     var base64: String {
         withUnsafeBytes(of: value.bigEndian) { Data($0).base64EncodedString() }

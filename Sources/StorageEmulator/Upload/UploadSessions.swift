@@ -20,11 +20,6 @@ final class UploadSessions: Sendable {
         sessions.withLock { $0[upload.id] = Session(upload: upload, writer: writer) }
     }
 
-    /// The state of upload `id`.
-    func upload(_ id: String) -> ResumableUpload? {
-        sessions.withLock { $0[id]?.upload }
-    }
-
     /// Runs `body` with upload `id` checked out (`nil` if there is no such upload, or it is busy with
     /// another request: `busy` is then true). Changes `body` makes to the session are kept.
     func withSession<Result>(_ id: String, _ body: (inout Session) async throws -> Result) async rethrows -> Result? {
