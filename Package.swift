@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "FirestoreEmulator", targets: ["FirestoreEmulator"]),
         .library(name: "FirestoreWire", targets: ["FirestoreWire"]),
         .library(name: "StorageEmulator", targets: ["StorageEmulator"]),
+        .library(name: "DatabaseEmulator", targets: ["DatabaseEmulator"]),
         .library(name: "EmulatorCore", targets: ["EmulatorCore"]),
         .library(name: "SecurityRules", targets: ["SecurityRules"]),
     ],
@@ -32,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
         .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
@@ -122,6 +124,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Realtime Database emulator: JSON trees, database.rules.json, wire protocol v5 over WebSocket, REST and
+        // server-sent events on one port.
+        .target(
+            name: "DatabaseEmulator",
+            dependencies: [
+                "EmulatorCore",
+                "EmulatorHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Suite",
             dependencies: [
@@ -130,6 +147,7 @@ let package = Package(
                 "AuthEmulator",
                 "FirestoreEmulator",
                 "StorageEmulator",
+                "DatabaseEmulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -214,6 +232,17 @@ let package = Package(
                 "EmulatorHTTP",
                 "SecurityRules",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DatabaseEmulatorTests",
+            dependencies: [
+                "DatabaseEmulator",
+                "EmulatorCore",
+                "EmulatorHTTP",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

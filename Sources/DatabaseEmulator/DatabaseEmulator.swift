@@ -1,0 +1,2 @@
+/// The Realtime Database emulator (placeholder while it is built).
+public enum DatabaseEmulatorPlaceholder {}
