@@ -124,11 +124,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Realtime Database emulator: JSON trees, database.rules.json, wire protocol v5 over WebSocket, REST and
-        // server-sent events on one port.
+        // The Realtime Database's data: JSON trees with priorities, key order, queries, hashes, server values.
+        .target(
+            name: "DatabaseTree",
+            dependencies: ["EmulatorCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        // database.rules.json: the rules file and its expression language, evaluated over DatabaseTree's nodes.
+        .target(
+            name: "DatabaseRules",
+            dependencies: ["DatabaseTree", "EmulatorCore"],
+            swiftSettings: swiftSettings
+        ),
+        // Realtime Database emulator: wire protocol v5 over WebSocket, REST and server-sent events on one port.
         .target(
             name: "DatabaseEmulator",
             dependencies: [
+                "DatabaseRules",
+                "DatabaseTree",
                 "EmulatorCore",
                 "EmulatorHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -238,9 +251,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "DatabaseTreeTests",
+            dependencies: ["DatabaseTree", "EmulatorCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DatabaseRulesTests",
+            dependencies: ["DatabaseRules", "DatabaseTree", "EmulatorCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "DatabaseEmulatorTests",
             dependencies: [
                 "DatabaseEmulator",
+                "DatabaseRules",
+                "DatabaseTree",
                 "EmulatorCore",
                 "EmulatorHTTP",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -6,7 +6,7 @@ The tests talk to a running hearth over loopback, the way apps and the official 
   running and the environment says where: FIREBASE_AUTH_EMULATOR_HOST, FIRESTORE_EMULATOR_HOST,
   FIREBASE_EMULATOR_HUB and GCLOUD_PROJECT, exactly as the official `firebase emulators:exec` sets them.
 * Run on its own (`pytest conformance`), the session starts a hearth itself on free ports
-  (`hearth start --port auth=0 --port firestore=0 --port storage=0 --port hub=0`), reads the real ports off its table, and stops it
+  (`hearth start --port auth=0 --port firestore=0 --port database=0 --port storage=0 --port hub=0`), reads the real ports off its table, and stops it
   by PID at the end.
 
 The hearth binary is `$HEARTH_BIN`, else `.build/release/hearth`, else `.build/debug/hearth`.
@@ -31,23 +31,29 @@ def suite():
     firestore = os.environ.get("FIRESTORE_EMULATOR_HOST")
     project = os.environ.get("GCLOUD_PROJECT")
     storage = os.environ.get("FIREBASE_STORAGE_EMULATOR_HOST")
-    if auth and hub and firestore and storage and project:
-        yield Suite(auth_host=auth, hub_host=hub, project_id=project, firestore_host=firestore, storage_host=storage)
+    database = os.environ.get("FIREBASE_DATABASE_EMULATOR_HOST")
+    if auth and hub and firestore and storage and database and project:
+        yield Suite(
+            auth_host=auth, hub_host=hub, project_id=project, firestore_host=firestore, storage_host=storage,
+            database_host=database)
         return
     project = project or "demo-hearth"
     hearth = RunningHearth(
-        ["--project", project, "--port", "auth=0", "--port", "firestore=0", "--port", "storage=0", "--port", "hub=0"])
+        ["--project", project, "--port", "auth=0", "--port", "firestore=0", "--port", "database=0",
+         "--port", "storage=0", "--port", "hub=0"])
     try:
         hearth.wait_ready()
         addresses = hearth.addresses
-        assert {"Authentication", "Firestore", "Storage", "Emulator Hub"} <= set(addresses), hearth.output()
+        assert {"Authentication", "Firestore", "Database", "Storage", "Emulator Hub"} <= set(addresses), hearth.output()
         started = Suite(
-            addresses["Authentication"], addresses["Emulator Hub"], project, addresses["Firestore"], addresses["Storage"])
+            addresses["Authentication"], addresses["Emulator Hub"], project, addresses["Firestore"], addresses["Storage"],
+            addresses["Database"])
         os.environ["FIREBASE_AUTH_EMULATOR_HOST"] = started.auth_host
         os.environ["FIRESTORE_EMULATOR_HOST"] = started.firestore_host
         os.environ["FIREBASE_EMULATOR_HUB"] = started.hub_host
         os.environ["FIREBASE_STORAGE_EMULATOR_HOST"] = started.storage_host
         os.environ["STORAGE_EMULATOR_HOST"] = f"http://{started.storage_host}"
+        os.environ["FIREBASE_DATABASE_EMULATOR_HOST"] = started.database_host
         os.environ["GCLOUD_PROJECT"] = project
         yield started
     finally:

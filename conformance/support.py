@@ -183,6 +183,11 @@ class Suite:
     project_id: str
     firestore_host: str = ""  # as in FIRESTORE_EMULATOR_HOST
     storage_host: str = ""  # as in FIREBASE_STORAGE_EMULATOR_HOST
+    database_host: str = ""  # as in FIREBASE_DATABASE_EMULATOR_HOST
+
+    @property
+    def database_url(self) -> str:
+        return f"http://{self.database_host}"
 
     @property
     def firestore_url(self) -> str:

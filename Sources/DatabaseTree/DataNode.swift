@@ -1,5 +1,5 @@
 /// A primitive stored at a leaf: what `val()` returns for a node without children.
-enum LeafValue: Sendable, Hashable {
+package enum LeafValue: Sendable, Hashable {
     case bool(Bool)
     case number(Double)
     case string(String)
@@ -10,29 +10,29 @@ enum LeafValue: Sendable, Hashable {
 /// optional priority (a number or string; an empty node never has one).
 ///
 /// A value type: writes copy only the nodes on the written path.
-struct DataNode: Sendable, Hashable {
+package struct DataNode: Sendable, Hashable {
     /// What the node holds.
-    enum Content: Sendable, Hashable {
+    package enum Content: Sendable, Hashable {
         case leaf(LeafValue)
         case children([String: DataNode])
     }
 
     /// What the node holds.
-    private(set) var content: Content
+    package private(set) var content: Content
     /// The node's priority: a number or a string.
-    private(set) var priority: LeafValue?
+    package private(set) var priority: LeafValue?
 
     /// The empty node (`null`).
-    static let empty = DataNode(content: .children([:]), priority: nil)
+    package static let empty = DataNode(content: .children([:]), priority: nil)
 
     /// A leaf, with an optional priority.
-    init(_ value: LeafValue, priority: LeafValue? = nil) {
+    package init(_ value: LeafValue, priority: LeafValue? = nil) {
         content = .leaf(value)
         self.priority = priority
     }
 
     /// A node with `children` (empty children are dropped); with none it is the empty node, without priority.
-    init(children: [String: DataNode], priority: LeafValue? = nil) {
+    package init(children: [String: DataNode], priority: LeafValue? = nil) {
         let kept = children.filter { !$0.value.isEmpty }
         content = .children(kept)
         self.priority = kept.isEmpty ? nil : priority
@@ -44,38 +44,38 @@ struct DataNode: Sendable, Hashable {
     }
 
     /// Whether this is `null`: no value and no children.
-    var isEmpty: Bool {
+    package var isEmpty: Bool {
         if case .children(let children) = content { return children.isEmpty }
         return false
     }
 
     /// The leaf value, if this is a leaf.
-    var leaf: LeafValue? {
+    package var leaf: LeafValue? {
         if case .leaf(let value) = content { return value }
         return nil
     }
 
     /// The children by key (none for a leaf).
-    var children: [String: DataNode] {
+    package var children: [String: DataNode] {
         if case .children(let children) = content { return children }
         return [:]
     }
 
     /// How many children the node has.
-    var childCount: Int { children.count }
+    package var childCount: Int { children.count }
 
     /// The keys of the children in key order.
-    var sortedKeys: [String] { children.keys.sorted(by: KeyOrder.precedes) }
+    package var sortedKeys: [String] { children.keys.sorted(by: KeyOrder.precedes) }
 
     /// The child at `key` (the empty node when absent); `.priority` is the priority as a leaf.
-    func child(_ key: String) -> DataNode {
+    package func child(_ key: String) -> DataNode {
         if key == ".priority" { return priority.map { DataNode($0) } ?? .empty }
         if case .children(let children) = content { return children[key] ?? .empty }
         return .empty
     }
 
     /// The node at `path` below this one.
-    func node(at path: DatabasePath) -> DataNode {
+    package func node(at path: DatabasePath) -> DataNode {
         var node = self
         for key in path.keys {
             node = node.child(key)
@@ -85,12 +85,12 @@ struct DataNode: Sendable, Hashable {
     }
 
     /// Whether a non-empty node is at `path`.
-    func exists(at path: DatabasePath) -> Bool { !node(at: path).isEmpty }
+    package func exists(at path: DatabasePath) -> Bool { !node(at: path).isEmpty }
 
     /// Replaces the child at `key` (`.priority`: the priority, which must be a leaf number or string or
     /// empty). Writing into a leaf turns it into a node with children, keeping its priority; removing the
     /// last child leaves the empty node.
-    mutating func setChild(_ key: String, to node: DataNode) {
+    package mutating func setChild(_ key: String, to node: DataNode) {
         if key == ".priority" {
             setPriority(node.leaf)
             return
@@ -113,13 +113,13 @@ struct DataNode: Sendable, Hashable {
     }
 
     /// Sets the priority (ignored on the empty node).
-    mutating func setPriority(_ priority: LeafValue?) {
+    package mutating func setPriority(_ priority: LeafValue?) {
         guard !isEmpty else { return }
         self.priority = priority
     }
 
     /// Replaces the node at `path` (the root: this node).
-    mutating func set(_ node: DataNode, at path: DatabasePath) {
+    package mutating func set(_ node: DataNode, at path: DatabasePath) {
         set(node, at: path.keys[...])
     }
 
@@ -144,7 +144,7 @@ struct DataNode: Sendable, Hashable {
     }
 
     /// The number of leaves and the bytes of their values (a rough size, for write limits and stats).
-    var leafCount: Int {
+    package var leafCount: Int {
         switch content {
         case .leaf: return 1
         case .children(let children): return children.values.reduce(0) { $0 + $1.leafCount }

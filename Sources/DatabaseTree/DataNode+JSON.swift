@@ -1,11 +1,11 @@
 import EmulatorCore
 
 /// Data that cannot be stored: a bad key, a bad priority, an unresolved placeholder.
-struct InvalidData: Error, Sendable, Equatable, CustomStringConvertible {
+package struct InvalidData: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, as the REST API's `error` and the wire protocol's failure text.
-    var message: String
+    package var message: String
 
-    var description: String { message }
+    package var description: String { message }
 }
 
 extension DataNode {
@@ -13,7 +13,7 @@ extension DataNode {
     /// index, `.priority` sets the priority and `.value` holds a leaf that has one. Server value
     /// placeholders (`.sv`) must have been resolved (`ServerValues`). Throws `InvalidData` for keys the
     /// database refuses (`.`, `$`, `#`, `[`, `]`, `/`, control characters, empty) and bad priorities.
-    init(json: JSONValue) throws(InvalidData) {
+    package init(json: JSONValue) throws(InvalidData) {
         self = try Self.parse(json, path: [])
     }
 
@@ -72,7 +72,7 @@ extension DataNode {
     }
 
     /// The message for a key the database refuses.
-    static func invalidKeyMessage(_ key: String, path: [String]) -> String {
+    package static func invalidKeyMessage(_ key: String, path: [String]) -> String {
         "Invalid data; couldn't parse key \"\(key)\" at \(describe(path)): keys must be non-empty and must not "
             + "contain \".\", \"#\", \"$\", \"/\", \"[\", \"]\" or control characters"
     }
@@ -81,7 +81,7 @@ extension DataNode {
 
     /// The node in export format: priorities as `.priority`, a leaf with a priority as
     /// `{".value": v, ".priority": p}`; what `format=export` and the wire protocol send.
-    var exportJSON: JSONValue {
+    package var exportJSON: JSONValue {
         switch content {
         case .leaf(let value):
             guard let priority else { return value.json }
@@ -97,7 +97,7 @@ extension DataNode {
 
     /// The node as `val()` sees it: no priorities, and children whose keys are all array indices (and fill
     /// more than half of the range) as an array, as the REST API and the SDKs render them.
-    var valueJSON: JSONValue {
+    package var valueJSON: JSONValue {
         switch content {
         case .leaf(let value): return value.json
         case .children(let children):
@@ -133,7 +133,7 @@ extension DataNode {
 
 extension LeafValue {
     /// The value as JSON: integral numbers up to 2^53 as integers.
-    var json: JSONValue {
+    package var json: JSONValue {
         switch self {
         case .bool(let value): return .bool(value)
         case .string(let value): return .string(value)
@@ -144,7 +144,7 @@ extension LeafValue {
     }
 
     /// A leaf from JSON, for primitives.
-    init?(json: JSONValue) {
+    package init?(json: JSONValue) {
         switch json {
         case .bool(let value): self = .bool(value)
         case .int(let value): self = .number(Double(value))

@@ -1,65 +1,65 @@
 /// A location in a database: its keys from the root (`/` is no keys). Parsed from `/a/b`, `a/b/` or `a//b`
 /// alike, as the SDKs and the REST API do.
-struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
+package struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
     /// The keys, root first.
-    var keys: [String]
+    package var keys: [String]
 
     /// The root.
-    static let root = DatabasePath(keys: [])
+    package static let root = DatabasePath(keys: [])
 
     /// A path from its keys.
-    init(keys: [String]) {
+    package init(keys: [String]) {
         self.keys = keys
     }
 
     /// A path from its text; empty segments are skipped. Keys are not validated here (see `validated()`).
-    init(_ text: some StringProtocol) {
+    package init(_ text: some StringProtocol) {
         keys = text.split(separator: "/" as Character, omittingEmptySubsequences: true).map { String($0) }
     }
 
     /// Whether this is the root.
-    var isRoot: Bool { keys.isEmpty }
+    package var isRoot: Bool { keys.isEmpty }
 
     /// The last key, if not the root.
-    var last: String? { keys.last }
+    package var last: String? { keys.last }
 
     /// The parent; the root's parent is the root.
-    var parent: DatabasePath { DatabasePath(keys: Array(keys.dropLast())) }
+    package var parent: DatabasePath { DatabasePath(keys: Array(keys.dropLast())) }
 
     /// This path with `key` appended.
-    func child(_ key: String) -> DatabasePath { DatabasePath(keys: keys + [key]) }
+    package func child(_ key: String) -> DatabasePath { DatabasePath(keys: keys + [key]) }
 
     /// This path followed by `other`.
-    func appending(_ other: DatabasePath) -> DatabasePath { DatabasePath(keys: keys + other.keys) }
+    package func appending(_ other: DatabasePath) -> DatabasePath { DatabasePath(keys: keys + other.keys) }
 
     /// Whether `other` is this path or below it.
-    func contains(_ other: DatabasePath) -> Bool {
+    package func contains(_ other: DatabasePath) -> Bool {
         other.keys.count >= keys.count && other.keys.starts(with: keys)
     }
 
     /// Whether one of the two paths contains the other.
-    func overlaps(_ other: DatabasePath) -> Bool { contains(other) || other.contains(self) }
+    package func overlaps(_ other: DatabasePath) -> Bool { contains(other) || other.contains(self) }
 
     /// `other` relative to this path, when this path contains it.
-    func relative(_ other: DatabasePath) -> DatabasePath? {
+    package func relative(_ other: DatabasePath) -> DatabasePath? {
         guard contains(other) else { return nil }
         return DatabasePath(keys: Array(other.keys.dropFirst(keys.count)))
     }
 
     /// `/a/b` (the root is `/`).
-    var description: String { "/" + keys.joined(separator: "/") }
+    package var description: String { "/" + keys.joined(separator: "/") }
 
     /// `a/b` (the root is the empty string), as wire protocol pushes carry it.
-    var wire: String { keys.joined(separator: "/") }
+    package var wire: String { keys.joined(separator: "/") }
 }
 
 extension DatabasePath {
     /// The characters a key may not contain (besides control characters): `.`, `$`, `#`, `[`, `]`, `/`.
-    static let forbiddenKeyCharacters: Set<Character> = [".", "$", "#", "[", "]", "/"]
+    package static let forbiddenKeyCharacters: Set<Character> = [".", "$", "#", "[", "]", "/"]
 
     /// Whether `key` may name a child: non-empty, at most 768 UTF-8 bytes, none of `. $ # [ ] /` and no
     /// ASCII control character.
-    static func isValidKey(_ key: String) -> Bool {
+    package static func isValidKey(_ key: String) -> Bool {
         guard !key.isEmpty, key.utf8.count <= 768 else { return false }
         for scalar in key.unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7F { return false }
@@ -70,7 +70,7 @@ extension DatabasePath {
 
     /// The first key that may not name a child; `.priority` may end a path (`setPriority()` writes there),
     /// `.info` may start one (the SDKs' local tree, never stored).
-    var invalidKey: String? {
+    package var invalidKey: String? {
         for (index, key) in keys.enumerated() where !Self.isValidKey(key) {
             if key == ".priority" && index == keys.count - 1 { continue }
             if key == ".info" && index == 0 { continue }

@@ -1,7 +1,7 @@
 import EmulatorCore
 import Testing
 
-@testable import DatabaseEmulator
+import DatabaseTree
 
 @Suite struct DataNodeTests {
     @Test func readsExportFormatAndDropsEmptyObjects() throws {

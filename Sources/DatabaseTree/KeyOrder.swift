@@ -1,17 +1,17 @@
 /// The order of child keys everywhere in a database: keys that read as 32-bit integers first, by value
 /// (equal values: the shorter text first), then every other key by its UTF-16 code units (JavaScript's
 /// string order), with the sentinel names `[MIN_NAME]` before all and `[MAX_NAME]` after all.
-enum KeyOrder {
+package enum KeyOrder {
     /// The name that sorts before every key (query bounds).
-    static let minName = "[MIN_NAME]"
+    package static let minName = "[MIN_NAME]"
     /// The name that sorts after every key (query bounds).
-    static let maxName = "[MAX_NAME]"
+    package static let maxName = "[MAX_NAME]"
 
     /// Whether `a` sorts before `b`.
-    static func precedes(_ a: String, _ b: String) -> Bool { compare(a, b) < 0 }
+    package static func precedes(_ a: String, _ b: String) -> Bool { compare(a, b) < 0 }
 
     /// -1, 0 or 1 as `a` sorts before, with or after `b`.
-    static func compare(_ a: String, _ b: String) -> Int {
+    package static func compare(_ a: String, _ b: String) -> Int {
         if a == b { return 0 }
         if a == minName || b == maxName { return -1 }
         if b == minName || a == maxName { return 1 }
@@ -26,7 +26,7 @@ enum KeyOrder {
     }
 
     /// JavaScript's `<` on strings: code unit by code unit.
-    static func compareUTF16(_ a: String, _ b: String) -> Int {
+    package static func compareUTF16(_ a: String, _ b: String) -> Int {
         var left = a.utf16.makeIterator()
         var right = b.utf16.makeIterator()
         while true {
@@ -42,7 +42,7 @@ enum KeyOrder {
 
     /// The value of a key that reads as a 32-bit integer (`^-?(0*)\d{1,10}$` within Int32, as the SDKs'
     /// `tryParseInt`: `007` is 7 and `-0` is 0).
-    static func integerValue(_ key: String) -> Int32? {
+    package static func integerValue(_ key: String) -> Int32? {
         let utf8 = key.utf8
         guard let first = utf8.first else { return nil }
         var digits = utf8[...]

@@ -1,0 +1,2 @@
+/// database.rules.json (being built).
+enum DatabaseRulesPlaceholder {}
