@@ -29,7 +29,7 @@ from support import (
     split_address,
 )
 
-FREE_PORTS = ["--port", "auth=0", "--port", "firestore=0", "--port", "storage=0", "--port", "hub=0"]
+FREE_PORTS = ["--port", "auth=0", "--port", "firestore=0", "--port", "database=0", "--port", "storage=0", "--port", "hub=0"]
 OTHER_EMULATOR_VARIABLES = ("FIREBASE_DATABASE_EMULATOR_HOST",)
 # What the child of `hearth exec` runs: dump its environment to argv[1], then check the ports it was given.
 DUMP_ENV = (
@@ -81,10 +81,10 @@ def test_hub_lists_running_emulators_with_real_ports(suite):
     response = requests.get(suite.hub_url + "/emulators", timeout=5)
     assert response.status_code == 200, response.text
     body = response.json()
-    assert {"auth", "firestore", "storage", "hub"} <= set(body), body
+    assert {"auth", "firestore", "database", "storage", "hub"} <= set(body), body
     for name, address in (
-        ("auth", suite.auth_host), ("firestore", suite.firestore_host), ("storage", suite.storage_host),
-        ("hub", suite.hub_host),
+        ("auth", suite.auth_host), ("firestore", suite.firestore_host), ("database", suite.database_host),
+        ("storage", suite.storage_host), ("hub", suite.hub_host),
     ):
         entry = body[name]
         host, port = split_address(address)
@@ -176,7 +176,8 @@ def test_port_in_use_is_one_error_line(tmp_path):
     port = blocker.getsockname()[1]
     try:
         result = run_hearth(
-            "start", "--port", f"auth={port}", "--port", "firestore=0", "--port", "storage=0", "--port", "hub=0",
+            "start", "--port", f"auth={port}", "--port", "firestore=0", "--port", "database=0", "--port", "storage=0",
+            "--port", "hub=0",
             cwd=tmp_path)
     finally:
         blocker.close()

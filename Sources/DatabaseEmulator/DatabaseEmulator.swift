@@ -1,2 +1,99 @@
-/// The Realtime Database emulator (placeholder while it is built).
-public enum DatabaseEmulatorPlaceholder {}
+import DatabaseRules
+import DatabaseTree
+import EmulatorCore
+import EmulatorHTTP
+import HummingbirdWebSocket
+import Logging
+
+/// The Realtime Database emulator: the wire protocol v5 over WebSocket (`/.ws`) that the JS, iOS, Android
+/// and admin SDKs speak, the REST API with server-sent events, and `database.rules.json` enforced, on one
+/// port (default 9000). `?ns=` picks the database, created on first use. Start it in process on port 0 from
+/// tests; `port` tells where it listens.
+public final class DatabaseEmulator: ServedEmulator {
+    /// The default port (firebase-tools `DEFAULT_PORTS.database`).
+    public static let defaultPort = 9000
+
+    /// The project (its default database is `<project>-default-rtdb`).
+    public let projectID: String
+    let databases: Databases
+    /// The HTTP server the emulator listens with.
+    public let server: EmulatorServer
+
+    /// Creates the emulator; nothing listens until `start()`. `rulesFile` (optional) holds the rules of the
+    /// project's default database and of each namespace in `rulesNamespaces`; it is reloaded when it changes.
+    /// Throws `DatabaseRulesFileError` if the file cannot be read or does not parse.
+    public init(
+        projectID: String, host: String = "127.0.0.1", port: Int = DatabaseEmulator.defaultPort,
+        rulesFile: String? = nil, rulesNamespaces: [String] = [], clock: any EmulatorClock = SystemClock(),
+        logger: Logger = Logger(label: "hearth.database")
+    ) throws {
+        self.projectID = projectID
+        let defaultNamespace = "\(projectID)-default-rtdb"
+        let files = rulesFile.map { [(path: $0, namespaces: [defaultNamespace] + rulesNamespaces.filter { $0 != defaultNamespace })] } ?? []
+        let databases = try Databases(projectID: projectID, rulesFiles: files, clock: clock, logger: logger)
+        self.databases = databases
+        let api = DatabaseAPI(databases: databases, logger: logger)
+        let webSocket = WebSocketEndpoint(databases: databases)
+        server = EmulatorServer(
+            responder: EmulatorResponder { request, context in try await api.handle(request, context: context) },
+            host: host, port: port, logger: logger,
+            http1: .http1WebSocketUpgrade(
+                configuration: .init(
+                    http1: .emulator,
+                    ws: WebSocketServerConfiguration(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30))))
+            ) { request, _, _ in
+                webSocket.shouldUpgrade(request)
+            })
+    }
+
+    /// The namespace of requests that name none: `<project>-default-rtdb`.
+    public var defaultNamespace: String { databases.defaultNamespace }
+
+    /// Replaces the rules of `namespace` (default: the project's default database) with `source`, as
+    /// `PUT /.settings/rules.json` does; throws `DatabaseRulesFileError` when they do not parse.
+    public func setRules(_ source: String, namespace: String? = nil) throws {
+        do {
+            databases.database(namespace ?? defaultNamespace).setRules(try DatabaseRuleSet(source: source))
+        } catch {
+            throw DatabaseRulesFileError(path: "database.rules.json", message: error.message)
+        }
+    }
+
+    /// Every namespace's data in export format (what `database_export/<ns>.json` holds), empty ones left out.
+    public func exportData() -> [String: JSONValue] {
+        var result: [String: JSONValue] = [:]
+        for database in databases.all {
+            let root = database.root
+            if !root.isEmpty { result[database.name] = root.exportJSON }
+        }
+        return result
+    }
+
+    /// Replaces namespaces' data (an import); throws `DatabaseRulesFileError`-free `InvalidDataError` for data
+    /// the database refuses.
+    public func importData(_ data: [String: JSONValue]) throws {
+        for (namespace, json) in data {
+            do {
+                databases.database(namespace).replaceRoot(try DataNode(json: json))
+            } catch {
+                throw DatabaseImportError(namespace: namespace, message: error.message)
+            }
+        }
+    }
+
+    /// Empties every database (rules stay).
+    public func reset() {
+        databases.reset()
+    }
+}
+
+/// Data that cannot be imported into a namespace.
+public struct DatabaseImportError: Error, CustomStringConvertible {
+    /// The namespace.
+    public var namespace: String
+    /// What is wrong with the data.
+    public var message: String
+
+    /// `database: <ns>: <message>`.
+    public var description: String { "database: \(namespace): \(message)" }
+}

@@ -5,6 +5,12 @@ package struct InvalidData: Error, Sendable, Equatable, CustomStringConvertible 
     /// What is wrong, as the REST API's `error` and the wire protocol's failure text.
     package var message: String
 
+    /// Data refused with `message`.
+    package init(message: String) {
+        self.message = message
+    }
+
+    /// The message.
     package var description: String { message }
 }
 

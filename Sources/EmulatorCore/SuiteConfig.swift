@@ -34,7 +34,7 @@ public struct SuiteConfig: Sendable, Equatable {
     }
 
     /// The emulators available in this build, started when no config names any.
-    public static let available: [EmulatorName] = [.auth, .firestore, .storage]
+    public static let available: [EmulatorName] = [.auth, .firestore, .database, .storage]
 
     /// The names that `--only` and config files accept.
     public static let known: [EmulatorName] = EmulatorName.allCases

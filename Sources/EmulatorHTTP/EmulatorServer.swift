@@ -19,6 +19,8 @@ public final class EmulatorServer: Sendable {
     public let requestedPort: Int
     /// Where HTTP/2 connections go; without one the server speaks HTTP/1.1 only.
     private let http2: (any HTTP2Handoff)?
+    /// The HTTP/1.1 server to run instead of the plain one (WebSocket upgrades: the Realtime Database).
+    private let http1: HTTPServerBuilder?
     private let logger: Logger
     private let state = Mutex<State>(.idle)
 
@@ -29,14 +31,16 @@ public final class EmulatorServer: Sendable {
     }
 
     /// Creates a server that is not yet listening; `http2` takes the connections that open with the HTTP/2
-    /// preface.
+    /// preface; `http1` replaces the plain HTTP/1.1 server (one that also upgrades to WebSocket, say).
     public init(
-        responder: EmulatorResponder, host: String, port: Int, logger: Logger, http2: (any HTTP2Handoff)? = nil
+        responder: EmulatorResponder, host: String, port: Int, logger: Logger, http2: (any HTTP2Handoff)? = nil,
+        http1: HTTPServerBuilder? = nil
     ) {
         self.responder = responder
         self.host = host
         self.requestedPort = port
         self.http2 = http2
+        self.http1 = http1
         self.logger = logger
     }
 
@@ -55,7 +59,7 @@ public final class EmulatorServer: Sendable {
         let bound = AsyncStream<Result<Int, any Error>>.makeStream()
         var app = Application(
             responder: responder,
-            server: http2.map { .http1(handingHTTP2To: $0) } ?? .http1(configuration: .emulator),
+            server: http2.map { .http1(handingHTTP2To: $0) } ?? http1 ?? .http1(configuration: .emulator),
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
             onServerRunning: { channel in
                 bound.continuation.yield(.success(channel.localAddress?.port ?? 0))

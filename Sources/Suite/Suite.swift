@@ -1,4 +1,5 @@
 import AuthEmulator
+import DatabaseEmulator
 import EmulatorCore
 import EmulatorHTTP
 import FirestoreEmulator
@@ -24,6 +25,8 @@ public final class Suite: Sendable {
     public let firestore: FirestoreEmulator?
     /// The Storage emulator, when the suite runs it.
     public let storage: StorageEmulator?
+    /// The Realtime Database emulator, when the suite runs it.
+    public let database: DatabaseEmulator?
 
     /// Creates a suite for `config`; nothing listens until `start()`. `notify` receives messages for the
     /// developer, such as the email links and SMS codes the Auth emulator does not send. Throws if a rules
@@ -49,6 +52,14 @@ public final class Suite: Sendable {
                 rulesFile: settings.rules.map(config.resolve), logger: logger)
         } else {
             firestore = nil
+        }
+        if let settings = config.emulators[.database] {
+            let address = config.address(of: .database)
+            database = try DatabaseEmulator(
+                projectID: config.projectID, host: address.host, port: address.port,
+                rulesFile: settings.rules.map(config.resolve), logger: logger)
+        } else {
+            database = nil
         }
         if let settings = config.emulators[.storage] {
             let address = config.address(of: .storage)
@@ -77,6 +88,7 @@ public final class Suite: Sendable {
         var result: [(EmulatorName, any EmulatorLifecycle)] = []
         if let auth { result.append((.auth, auth)) }
         if let firestore { result.append((.firestore, firestore)) }
+        if let database { result.append((.database, database)) }
         if let storage { result.append((.storage, storage)) }
         return result
     }

@@ -1,0 +1,114 @@
+import DatabaseTree
+import EmulatorCore
+import EmulatorHTTP
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+extension DatabaseAPI {
+    /// `GET|PUT|PATCH|POST|DELETE /<path>.json` (POST with `X-HTTP-Method-Override` as another method).
+    func data(_ request: Request, at path: DatabasePath, in database: Database, fields: FormFields) async throws -> Response {
+        let auth = try Self.auth(request, fields: fields)
+        let export = fields["format"] == "export"
+        let format: (DataNode) -> JSONValue = { export ? $0.exportJSON : $0.valueJSON }
+        var method = request.method
+        if method == .post, let override = request.headers[HTTPField.Name("X-HTTP-Method-Override")!] {
+            method = HTTPRequest.Method(override.uppercased()) ?? method
+        }
+        let silent = fields["print"] == "silent"
+        let wantsETag = request.headers[HTTPField.Name("X-Firebase-ETag")!]?.lowercased() == "true"
+        do {
+            switch method {
+            case .get:
+                if request.headers[.accept]?.contains("text/event-stream") == true {
+                    return try EventStream.open(path: path, query: try Self.query(fields), auth: auth, in: database, export: export)
+                }
+                return try read(request, path: path, database: database, auth: auth, fields: fields, format: format, wantsETag: wantsETag)
+            case .put, .patch, .post:
+                let body = try await Self.json(request)
+                let ifMatch = request.headers[.ifMatch]
+                let echo: JSONValue
+                let written: DatabasePath
+                switch method {
+                case .put:
+                    guard case .set(let node) = try database.write(.set(path, body), auth: auth, ifMatch: ifMatch) else {
+                        fatalError("a set reports the node it set")
+                    }
+                    echo = format(node)
+                    written = path
+                case .patch:
+                    let update = try WriteRequest.update(at: path, members: body)
+                    guard case .update(let nodes) = try database.write(update, auth: auth, ifMatch: ifMatch) else {
+                        fatalError("an update reports the nodes it set")
+                    }
+                    echo = .object(Dictionary(nodes.map { ($0.0.wire, format($0.1)) }, uniquingKeysWith: { $1 }))
+                    written = path
+                default:
+                    let name = pushIDs.next(now: database.now)
+                    try database.write(.set(path.child(name), body), auth: auth, ifMatch: ifMatch)
+                    echo = ["name": .string(name)]
+                    written = path.child(name)
+                }
+                if silent { return Response(status: .noContent) }
+                var headers = HTTPFields()
+                if wantsETag { headers[.eTag] = Database.etag(of: database.root.node(at: written)) }
+                return Self.body(echo, fields: fields, headers: headers)
+            case .delete:
+                try database.write(.set(path, .null), auth: auth, ifMatch: request.headers[.ifMatch])
+                if silent { return Response(status: .noContent) }
+                var headers = HTTPFields()
+                if wantsETag { headers[.eTag] = Database.etag(of: .empty) }
+                return Self.body(.null, fields: fields, headers: headers)
+            default:
+                throw Failure(405, "Invalid method: \(request.method.rawValue)")
+            }
+        } catch let error as DatabaseError {
+            throw Self.failure(error, format: format)
+        }
+    }
+
+    private func read(
+        _ request: Request, path: DatabasePath, database: Database, auth: DatabaseAuth, fields: FormFields,
+        format: (DataNode) -> JSONValue, wantsETag: Bool
+    ) throws -> Response {
+        let query = try Self.query(fields)
+        let shallow = fields["shallow"] == "true"
+        if shallow && query != nil {
+            throw Failure(400, "Mixing 'shallow' and querying parameters is not supported")
+        }
+        let node = try database.read(path, query: query ?? .all, auth: auth)
+        let etag = Database.etag(of: node)
+        if let ifNoneMatch = request.headers[.ifNoneMatch], ifNoneMatch == etag {
+            return Response(status: .notModified, headers: [.eTag: etag])
+        }
+        if fields["print"] == "silent" { return Response(status: .noContent) }
+        let value: JSONValue
+        if shallow, node.leaf == nil {
+            value = node.isEmpty ? .null : .object(Dictionary(uniqueKeysWithValues: node.children.keys.map { ($0, JSONValue.bool(true)) }))
+        } else {
+            value = format(node)
+        }
+        return Self.body(value, fields: fields, headers: wantsETag ? [.eTag: etag] : [:])
+    }
+
+    /// The query of a REST request, if it has query parameters.
+    static func query(_ fields: FormFields) throws(Failure) -> DatabaseQuery? {
+        var parameters: [String: String] = [:]
+        for (name, value) in fields.pairs where parameters[name] == nil { parameters[name] = value }
+        do {
+            return try DatabaseQuery(restParameters: parameters)
+        } catch {
+            throw Failure(400, error.message)
+        }
+    }
+
+    /// The request body as JSON; production's message when it is not.
+    static func json(_ request: Request) async throws -> JSONValue {
+        let body = try await request.collectBody(limit: bodyLimit)
+        do {
+            return try JSONValue.parse(body)
+        } catch {
+            throw Failure(400, "Invalid data; couldn't parse JSON object, array, or value.")
+        }
+    }
+}

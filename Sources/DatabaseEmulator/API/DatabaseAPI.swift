@@ -1,0 +1,159 @@
+import DatabaseRules
+import DatabaseTree
+import EmulatorCore
+import EmulatorHTTP
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The Realtime Database REST API (`/<path>.json`, production's, with server-sent events for
+/// `Accept: text/event-stream`) and the emulator's own endpoints (`/.settings/rules.json`,
+/// `/.inspect/databases.json`, `/.inspect/coverage`). Errors are `{"error": "..."}` as production sends.
+struct DatabaseAPI: Sendable {
+    let databases: Databases
+    let pushIDs = PushIDGenerator()
+    let logger: Logger
+
+    /// The largest body a write may carry (production's REST limit: 256 MB).
+    static let bodyLimit = 256 << 20
+
+    /// A REST failure: status and message.
+    struct Failure: Error {
+        var status: Int
+        var message: String
+        var headers: HTTPFields = [:]
+        var body: JSONValue?
+
+        init(_ status: Int, _ message: String) {
+            self.status = status
+            self.message = message
+        }
+    }
+
+    /// Answers one request.
+    func handle(_ request: Request, context: EmulatorContext) async throws -> Response {
+        databases.reloadChangedRules()
+        do {
+            return try await route(request)
+        } catch let failure as Failure {
+            var response = Response.json(failure.body ?? ["error": .string(failure.message)], status: failure.status)
+            for field in failure.headers { response.headers.append(field) }
+            return response
+        }
+    }
+
+    private func route(_ request: Request) async throws -> Response {
+        let fields = request.queryFields
+        let namespace = fields["ns"] ?? Self.namespace(fromHost: request.head.authority) ?? databases.defaultNamespace
+        let path = request.uri.path
+        switch path {
+        case "/.settings/rules.json":
+            return try await rules(request, namespace: namespace)
+        case "/.inspect/databases.json":
+            return .json(.array(databases.namespaces.map { .object(["name": .string($0)]) }))
+        case "/.settings/functionTriggers.json":
+            // Functions triggers: accepted, as there is no Functions emulator to call.
+            return .json(.null)
+        default:
+            break
+        }
+        guard path.hasSuffix(".json") else {
+            throw Failure(404, "Not found. Realtime Database REST paths end with .json (for example /users.json).")
+        }
+        let database = databases.database(namespace)
+        let location = Self.location(path)
+        return try await data(request, at: location, in: database, fields: fields)
+    }
+
+    /// The database path of a `/a/b.json` request path (segments percent-decoded).
+    static func location(_ path: String) -> DatabasePath {
+        let trimmed = path.dropLast(".json".count)
+        return DatabasePath(keys: trimmed.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) })
+    }
+
+    /// The namespace in a production-style host (`<ns>.firebaseio.com`, `<ns>.<region>.firebasedatabase.app`).
+    static func namespace(fromHost host: String?) -> String? {
+        guard let host, let dot = host.firstIndex(of: ".") else { return nil }
+        let domain = host[host.index(after: dot)...]
+        guard domain.hasPrefix("firebaseio.com") || domain.hasSuffix("firebasedatabase.app") else { return nil }
+        return String(host[..<dot])
+    }
+
+    /// Who a request speaks for: `auth=` or `access_token=` parameters, else the `Authorization` header.
+    static func auth(_ request: Request, fields: FormFields) throws(Failure) -> DatabaseAuth {
+        let credential: Credential
+        if let token = fields["auth"] ?? fields["access_token"] {
+            credential = Credential(token: token)
+        } else {
+            credential = Credential(authorizationHeader: request.headers[.authorization])
+        }
+        guard let auth = DatabaseAuth(credential) else { throw Failure(401, "Could not parse auth token.") }
+        return auth
+    }
+
+    // MARK: - Rules (emulator only)
+
+    /// `GET /.settings/rules.json` returns the rules' text; `PUT` (admin) replaces them.
+    private func rules(_ request: Request, namespace: String) async throws -> Response {
+        let database = databases.database(namespace)
+        switch request.method {
+        case .get:
+            return .json(data: Data(database.rules.source.utf8))
+        case .put, .post:
+            guard try Self.auth(request, fields: request.queryFields) == .admin else {
+                throw Failure(401, "Permission denied")
+            }
+            let body = try await request.collectBody(limit: Self.bodyLimit)
+            do {
+                database.setRules(try DatabaseRuleSet(source: String(decoding: body, as: UTF8.self)))
+            } catch {
+                throw Failure(400, error.message)
+            }
+            return .json(["status": "ok"])
+        default:
+            throw Failure(405, "Method not allowed")
+        }
+    }
+
+    // MARK: - Rendering
+
+    /// A JSON body as the request asked: compact, or indented for `print=pretty`.
+    static func body(_ value: JSONValue, fields: FormFields, status: Int = 200, headers: HTTPFields = [:]) -> Response {
+        var text = value.serialized()
+        if fields["print"] == "pretty" { text = pretty(value) }
+        if let callback = fields["callback"] {
+            text = "\(callback)(\(text));"
+        }
+        var response = Response.json(data: Data(text.utf8), status: status)
+        if fields["callback"] != nil { response.headers[.contentType] = "application/javascript; charset=utf-8" }
+        if let name = fields["download"] {
+            response.headers[.contentDisposition] = "attachment; filename=\"\(name)\""
+        }
+        for field in headers { response.headers.append(field) }
+        return response
+    }
+
+    private static func pretty(_ value: JSONValue) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return value.serialized() }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The failure a database error is over REST.
+    static func failure(_ error: DatabaseError, format: (DataNode) -> JSONValue) -> Failure {
+        switch error {
+        case .permissionDenied: return Failure(401, "Permission denied")
+        case .invalid(let message): return Failure(400, message)
+        case .tooBig(let message): return Failure(413, message)
+        case .dataStale: return Failure(409, error.message)
+        case .preconditionFailed(let current):
+            var failure = Failure(412, error.message)
+            failure.body = format(current)
+            failure.headers[.eTag] = Database.etag(of: current)
+            return failure
+        }
+    }
+}

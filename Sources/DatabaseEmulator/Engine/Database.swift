@@ -1,0 +1,278 @@
+import DatabaseRules
+import DatabaseTree
+import EmulatorCore
+import Synchronization
+
+/// One database (a namespace, `?ns=`): its tree, its rules and its listens, behind one lock. Writes are
+/// checked against the rules and applied atomically; the listens they concern are told in commit order
+/// before the lock is released (sinks only enqueue), so every client sees changes in the order they
+/// happened and a slow client holds up nobody.
+final class Database: Sendable {
+    /// The namespace.
+    let name: String
+    private let clock: any EmulatorClock
+    private let state: Mutex<State>
+
+    private struct State: ~Copyable {
+        var root = DataNode.empty
+        var rules: DatabaseRuleSet
+        var listens = ListenRegistry()
+        var nextListenerID: UInt64 = 1
+    }
+
+    /// An empty database with `rules`.
+    init(name: String, rules: DatabaseRuleSet, clock: any EmulatorClock) {
+        self.name = name
+        self.clock = clock
+        state = Mutex(State(rules: rules))
+    }
+
+    /// The server time in milliseconds.
+    var now: Int64 { clock.now().millisecondsSince1970 }
+
+    // MARK: - Rules
+
+    /// The rules in force.
+    var rules: DatabaseRuleSet { state.withLock { $0.rules } }
+
+    /// Replaces the rules; listens the new rules no longer allow are revoked.
+    func setRules(_ rules: DatabaseRuleSet) {
+        let now = self.now
+        state.withLock { state in
+            state.rules = rules
+            for listener in state.listens.all {
+                guard case .user(let auth) = listener.auth else { continue }
+                let allowed = rules.canRead(
+                    listener.path, root: state.root, auth: auth, now: now, query: RuleQuery(listener.query))
+                if !allowed {
+                    state.listens.remove(listener.id)
+                    listener.sink.deliver(.revoked(path: listener.path, query: listener.query, tag: listener.tag))
+                }
+            }
+        }
+    }
+
+    // MARK: - Reads
+
+    /// The data at `path` that `query` selects, if `auth` may read it.
+    func read(_ path: DatabasePath, query: DatabaseQuery = .all, auth: DatabaseAuth) throws(DatabaseError) -> DataNode {
+        let now = self.now
+        return try state.withLock { state throws(DatabaseError) -> DataNode in
+            try Self.checkRead(path, query: query, auth: auth, state: state, now: now)
+            let node = state.root.node(at: path)
+            return query.loadsAllData ? node : query.window(of: node)
+        }
+    }
+
+    /// The whole tree (admin reads: export, inspection).
+    var root: DataNode { state.withLock { $0.root } }
+
+    /// Replaces the whole tree without rules or events (import before clients connect).
+    func replaceRoot(_ root: DataNode) {
+        state.withLock { $0.root = root }
+    }
+
+    private static func checkRead(
+        _ path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, state: borrowing State, now: Int64
+    ) throws(DatabaseError) {
+        if let invalid = path.invalidKey, invalid != ".info" { throw .invalid(Self.invalidPathMessage(invalid)) }
+        guard case .user(let variable) = auth else { return }
+        guard state.rules.canRead(path, root: state.root, auth: variable, now: now, query: RuleQuery(query)) else {
+            throw .permissionDenied
+        }
+    }
+
+    // MARK: - Listens
+
+    /// Starts a listen: checks the rules, sends the current data to `sink` and registers it; returns its id.
+    func listen(
+        _ path: DatabasePath, query: DatabaseQuery, tag: Int?, auth: DatabaseAuth, sink: any ListenSink
+    ) throws(DatabaseError) -> UInt64 {
+        let now = self.now
+        return try state.withLock { state throws(DatabaseError) -> UInt64 in
+            try Self.checkRead(path, query: query, auth: auth, state: state, now: now)
+            let node = state.root.node(at: path)
+            let view = query.loadsAllData ? node : query.window(of: node)
+            let id = state.nextListenerID
+            state.nextListenerID += 1
+            state.listens.add(
+                Listener(
+                    id: id, path: path, query: query, tag: tag, sink: sink, auth: auth,
+                    window: query.loadsAllData ? nil : view))
+            sink.deliver(.overwrite(path: path, node: view, tag: tag))
+            return id
+        }
+    }
+
+    /// Ends a listen.
+    func unlisten(_ id: UInt64) {
+        state.withLock { _ = $0.listens.remove(id) }
+    }
+
+    /// Ends listens.
+    func unlisten(_ ids: some Sequence<UInt64>) {
+        state.withLock { state in
+            for id in ids { state.listens.remove(id) }
+        }
+    }
+
+    /// How many listens are open.
+    var listenCount: Int { state.withLock { $0.listens.count } }
+
+    // MARK: - Writes
+
+    /// What a write stored: the node now at a set's path, or each updated node by relative path.
+    enum Written: Sendable {
+        case set(DataNode)
+        case update([(DatabasePath, DataNode)])
+    }
+
+    /// Checks and applies one write; the listens it concerns are told before this returns. `hash` makes it a
+    /// transaction (`datastale` unless the data's hash is still that); `ifMatch` is a REST ETag condition.
+    @discardableResult
+    func write(
+        _ request: WriteRequest, auth: DatabaseAuth, hash: String? = nil, ifMatch: String? = nil
+    ) throws(DatabaseError) -> Written {
+        let now = self.now
+        return try state.withLock { state throws(DatabaseError) -> Written in
+            if let hash, !state.root.node(at: request.path).matchesHash(hash) { throw .dataStale }
+            if let ifMatch {
+                let current = state.root.node(at: request.path)
+                if Self.etag(of: current) != ifMatch { throw .preconditionFailed(current: current) }
+            }
+            return try Self.apply(request, auth: auth, now: now, state: &state)
+        }
+    }
+
+    /// Applies writes in order as one atomic step (a connection's onDisconnect operations); a write the rules
+    /// or the data refuse is skipped and the rest still happen.
+    func writeAll(_ requests: [(WriteRequest, DatabaseAuth)]) {
+        let now = self.now
+        state.withLock { state in
+            for (request, auth) in requests {
+                _ = try? Self.apply(request, auth: auth, now: now, state: &state)
+            }
+        }
+    }
+
+    /// Whether `auth` could write `request` now (onDisconnect operations are checked when registered).
+    func checkWrite(_ request: WriteRequest, auth: DatabaseAuth) throws(DatabaseError) {
+        let now = self.now
+        try state.withLock { state throws(DatabaseError) in
+            _ = try Self.prepare(request, auth: auth, now: now, state: state)
+        }
+    }
+
+    /// The ETag of a node as the REST API sends it: its hash, `null_etag` when empty.
+    static func etag(of node: DataNode) -> String {
+        node.isEmpty ? "null_etag" : node.hash
+    }
+
+    static func invalidPathMessage(_ key: String) -> String {
+        "Invalid path: key \"\(key)\" must be non-empty and must not contain \".\", \"#\", \"$\", \"[\", \"]\" or control characters"
+    }
+
+    private static func apply(
+        _ request: WriteRequest, auth: DatabaseAuth, now: Int64, state: inout State
+    ) throws(DatabaseError) -> Written {
+        let (newRoot, written) = try prepare(request, auth: auth, now: now, state: state)
+        let oldRoot = state.root
+        state.root = newRoot
+        notify(state: &state, old: oldRoot, new: newRoot, request: request)
+        return written
+    }
+
+    /// The new tree a write makes, after the rules allowed it.
+    private static func prepare(
+        _ request: WriteRequest, auth: DatabaseAuth, now: Int64, state: borrowing State
+    ) throws(DatabaseError) -> (DataNode, Written) {
+        var newRoot = state.root
+        let written: Written
+        var checked: [DatabasePath] = []
+        switch request {
+        case .set(let path, let json):
+            let node = try node(json, at: path, in: state.root, now: now)
+            newRoot.set(node, at: path)
+            written = .set(newRoot.node(at: path))
+            checked.append(path)
+        case .update(let base, let entries):
+            var nodes: [(DatabasePath, DataNode)] = []
+            for (relative, json) in entries {
+                let path = base.appending(relative)
+                let node = try node(json, at: path, in: state.root, now: now)
+                newRoot.set(node, at: path)
+                nodes.append((relative, node))
+                checked.append(path)
+            }
+            written = .update(nodes)
+        }
+        if case .user(let variable) = auth {
+            for path in checked {
+                let target = path.last == ".priority" ? path.parent : path
+                guard state.rules.canWrite(target, oldRoot: state.root, newRoot: newRoot, auth: variable, now: now) else {
+                    throw .permissionDenied
+                }
+            }
+        }
+        return (newRoot, written)
+    }
+
+    /// The node JSON makes at `path`: placeholders resolved, keys and priorities checked.
+    private static func node(_ json: JSONValue, at path: DatabasePath, in root: DataNode, now: Int64) throws(DatabaseError) -> DataNode {
+        if let invalid = path.invalidKey { throw .invalid(invalidPathMessage(invalid)) }
+        if path.keys.first == ".info" { throw .invalid("Invalid path: /.info is read-only") }
+        do throws(InvalidData) {
+            let resolved =
+                ServerValues.containsPlaceholder(json)
+                ? try ServerValues.resolve(json, existing: root.node(at: path), now: now, path: path) : json
+            if path.last == ".priority" {
+                switch resolved {
+                case .null, .string, .int, .double: break
+                default: throw InvalidData(message: "Invalid data; a priority must be a string, a number or null")
+                }
+            }
+            return try DataNode(json: resolved)
+        } catch {
+            throw .invalid(error.message)
+        }
+    }
+
+    /// Tells each listen a write concerns what changed for it.
+    private static func notify(state: inout State, old: DataNode, new: DataNode, request: WriteRequest) {
+        let path = request.path
+        var sent = Set<SentKey>()
+        for listener in state.listens.affected(by: path) {
+            let sink = ObjectIdentifier(listener.sink)
+            if !listener.query.loadsAllData {
+                let window = listener.query.window(of: new.node(at: listener.path))
+                guard window != listener.window else { continue }
+                state.listens.setWindow(window, of: listener.id)
+                listener.sink.deliver(.overwrite(path: listener.path, node: window, tag: listener.tag))
+                continue
+            }
+            if listener.path.contains(path) {
+                // The listen covers the write: pass the write on as it was made.
+                guard sent.insert(SentKey(sink: sink, path: path, tag: listener.tag)).inserted else { continue }
+                switch request {
+                case .set:
+                    listener.sink.deliver(.overwrite(path: path, node: new.node(at: path), tag: listener.tag))
+                case .update(_, let entries):
+                    let children = entries.map { ($0.0, new.node(at: path.appending($0.0))) }
+                    listener.sink.deliver(.merge(path: path, children: children, tag: listener.tag))
+                }
+            } else {
+                // The write covers the listen: send the listened node if it changed.
+                let after = new.node(at: listener.path)
+                guard after != old.node(at: listener.path) else { continue }
+                guard sent.insert(SentKey(sink: sink, path: listener.path, tag: listener.tag)).inserted else { continue }
+                listener.sink.deliver(.overwrite(path: listener.path, node: after, tag: listener.tag))
+            }
+        }
+    }
+
+    private struct SentKey: Hashable {
+        var sink: ObjectIdentifier
+        var path: DatabasePath
+        var tag: Int?
+    }
+}

@@ -1,0 +1,98 @@
+import DatabaseRules
+import DatabaseTree
+import EmulatorCore
+import Logging
+import Synchronization
+
+/// Every database of the emulator by namespace, each created on first use. A namespace starts with the
+/// rules configured for it (the rules file serves the project's default database, `<project>-default-rtdb`,
+/// and the instances named in the config), else with open rules, as the official emulator's.
+final class Databases: Sendable {
+    /// The namespace of requests that name none: `<project>-default-rtdb`.
+    let defaultNamespace: String
+    private let clock: any EmulatorClock
+    private let logger: Logger
+    private let databases = Mutex<[String: Database]>([:])
+    private let watched: (files: WatchedFiles, namespaces: [[String]])?
+
+    /// The databases of `projectID`; `rulesFiles` maps each rules file to the namespaces it governs.
+    init(projectID: String, rulesFiles: [(path: String, namespaces: [String])], clock: any EmulatorClock, logger: Logger)
+        throws(DatabaseRulesFileError)
+    {
+        defaultNamespace = "\(projectID)-default-rtdb"
+        self.clock = clock
+        self.logger = logger
+        guard !rulesFiles.isEmpty else {
+            watched = nil
+            return
+        }
+        let files: WatchedFiles
+        do {
+            files = try WatchedFiles(paths: rulesFiles.map(\.path))
+        } catch {
+            throw DatabaseRulesFileError(path: error.path, message: "it cannot be read")
+        }
+        watched = (files, rulesFiles.map(\.namespaces))
+        for (index, text) in files.texts.enumerated() {
+            let rules: DatabaseRuleSet
+            do {
+                rules = try DatabaseRuleSet(source: text)
+            } catch {
+                throw DatabaseRulesFileError(path: files.paths[index], message: error.message)
+            }
+            for namespace in rulesFiles[index].namespaces { database(namespace, refresh: false).setRules(rules) }
+        }
+    }
+
+    /// The database named `namespace` (created empty on first use).
+    func database(_ namespace: String) -> Database {
+        database(namespace, refresh: true)
+    }
+
+    private func database(_ namespace: String, refresh: Bool) -> Database {
+        if refresh { reloadChangedRules() }
+        return databases.withLock { databases in
+            if let database = databases[namespace] { return database }
+            let database = Database(name: namespace, rules: .open, clock: clock)
+            databases[namespace] = database
+            return database
+        }
+    }
+
+    /// Every namespace in use, sorted.
+    var namespaces: [String] { databases.withLock { $0.keys.sorted() } }
+
+    /// Every database in use.
+    var all: [Database] { databases.withLock { Array($0.values) } }
+
+    /// Empties every database (rules stay).
+    func reset() {
+        for database in all { database.replaceRoot(.empty) }
+    }
+
+    /// Loads rules files that changed since they were read (looked at no more than every half second); a
+    /// file that no longer parses is reported and the rules in force stay.
+    func reloadChangedRules() {
+        guard let watched, let texts = watched.files.changes() else { return }
+        for (index, text) in texts.enumerated() {
+            do {
+                let rules = try DatabaseRuleSet(source: text)
+                for namespace in watched.namespaces[index] { database(namespace, refresh: false).setRules(rules) }
+                logger.info("database: rules reloaded from \(watched.files.paths[index])")
+            } catch {
+                logger.warning("database: \(watched.files.paths[index]): \(error.message); the rules in force stay")
+            }
+        }
+    }
+}
+
+/// A database rules file that cannot be read or does not parse.
+public struct DatabaseRulesFileError: Error, CustomStringConvertible {
+    /// The file.
+    public var path: String
+    /// What is wrong with it.
+    public var message: String
+
+    /// `database: database.rules.json: Line 3: ...`.
+    public var description: String { "database: \(path): \(message)" }
+}

@@ -1,0 +1,80 @@
+import EmulatorCore
+import EmulatorHTTP
+import HTTPTypes
+import HummingbirdWebSocket
+import Logging
+import NIOWebSocket
+import Synchronization
+
+/// Upgrades `GET /.ws?v=5&ns=...` to the wire protocol v5 and serves the connection: hello first, then the
+/// client's frames are reassembled and handled in order while a writer drains the connection's outbox.
+final class WebSocketEndpoint: Sendable {
+    let databases: Databases
+    private let sessions = Atomic<UInt64>(0)
+
+    /// The largest reassembled message accepted (larger: the connection ends).
+    static let messageLimit = 64 << 20
+
+    init(databases: Databases) {
+        self.databases = databases
+    }
+
+    /// Whether a request is an upgrade to serve, and how.
+    func shouldUpgrade(_ request: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        guard let target = request.path, target == "/.ws" || target.hasPrefix("/.ws?") || target.hasPrefix("/.ws/") else {
+            return .dontUpgrade
+        }
+        let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
+        let namespace = FormFields(parsing: query)["ns"] ?? databases.defaultNamespace
+        let host = request.authority ?? "localhost"
+        let session = sessions.add(1, ordering: .relaxed).newValue
+        return .upgrade([:]) { [self] inbound, outbound, context in
+            await serve(
+                inbound: inbound, outbound: outbound, logger: context.logger, namespace: namespace, host: host,
+                sessionID: "hearth-\(session)")
+        }
+    }
+
+    private func serve(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger, namespace: String,
+        host: String, sessionID: String
+    ) async {
+        let database = databases.database(namespace)
+        let connection = WireConnection(database: database)
+        connection.outbox.send(.envelope(WireConnection.hello(host: host, sessionID: sessionID, now: database.now)))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await item in connection.outbox.items {
+                    connection.outbox.taken()
+                    for frame in FrameAssembler.frames(of: WireConnection.render(item)) {
+                        do {
+                            try await outbound.write(.text(frame))
+                        } catch {
+                            return
+                        }
+                    }
+                }
+                if connection.outbox.didOverflow {
+                    logger.warning("database: closing a connection that fell \(connection.outbox.limit) messages behind")
+                }
+                try? await outbound.close(.goingAway, reason: nil)
+            }
+            var assembler = FrameAssembler(limit: Self.messageLimit)
+            do {
+                reading: for try await message in inbound.messages(maxSize: Self.messageLimit) {
+                    guard case .text(let text) = message else { break reading }
+                    switch assembler.receive(text) {
+                    case .pending: continue
+                    case .tooLarge: break reading
+                    case .message(let message):
+                        databases.reloadChangedRules()
+                        if !connection.receive(message) { break reading }
+                    }
+                }
+            } catch {
+                logger.debug("database: connection ended: \(error)")
+            }
+            connection.close()
+        }
+    }
+}

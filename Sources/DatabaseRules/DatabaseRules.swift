@@ -1,2 +1,0 @@
-/// database.rules.json (being built).
-enum DatabaseRulesPlaceholder {}

@@ -1,0 +1,63 @@
+import EmulatorCore
+
+/// The query a read asks for, as `.read` rules see it in `query`: `query.orderByChild == 'score' &&
+/// query.limitToFirst <= 10`. A plain read (no query) has every field unset.
+package struct RuleQuery: Sendable, Equatable {
+    /// `orderByKey()`.
+    package var orderByKey: Bool
+    /// `orderByPriority()`.
+    package var orderByPriority: Bool
+    /// `orderByValue()`.
+    package var orderByValue: Bool
+    /// `orderByChild(path)`'s path.
+    package var orderByChild: String?
+    /// `startAt(value)`'s value.
+    package var startAt: JSONValue?
+    /// `endAt(value)`'s value.
+    package var endAt: JSONValue?
+    /// `equalTo(value)`'s value.
+    package var equalTo: JSONValue?
+    /// `limitToFirst(n)`.
+    package var limitToFirst: Int?
+    /// `limitToLast(n)`.
+    package var limitToLast: Int?
+
+    /// A query; every field defaults to unset.
+    package init(
+        orderByKey: Bool = false, orderByPriority: Bool = false, orderByValue: Bool = false,
+        orderByChild: String? = nil, startAt: JSONValue? = nil, endAt: JSONValue? = nil, equalTo: JSONValue? = nil,
+        limitToFirst: Int? = nil, limitToLast: Int? = nil
+    ) {
+        self.orderByKey = orderByKey
+        self.orderByPriority = orderByPriority
+        self.orderByValue = orderByValue
+        self.orderByChild = orderByChild
+        self.startAt = startAt
+        self.endAt = endAt
+        self.equalTo = equalTo
+        self.limitToFirst = limitToFirst
+        self.limitToLast = limitToLast
+    }
+
+    /// The names rules may read, with whether each is a boolean (else null or a value).
+    static let fields: Set<String> = [
+        "orderByKey", "orderByPriority", "orderByValue", "orderByChild",
+        "startAt", "endAt", "equalTo", "limitToFirst", "limitToLast",
+    ]
+
+    /// `query.name` in a rule.
+    func field(_ name: String) -> RuleValue {
+        switch name {
+        case "orderByKey": .bool(orderByKey)
+        case "orderByPriority": .bool(orderByPriority)
+        case "orderByValue": .bool(orderByValue)
+        case "orderByChild": orderByChild.map(RuleValue.string) ?? .null
+        case "startAt": startAt.map(RuleValue.init(json:)) ?? .null
+        case "endAt": endAt.map(RuleValue.init(json:)) ?? .null
+        case "equalTo": equalTo.map(RuleValue.init(json:)) ?? .null
+        case "limitToFirst": limitToFirst.map { .number(Double($0)) } ?? .null
+        case "limitToLast": limitToLast.map { .number(Double($0)) } ?? .null
+        default: .null
+        }
+    }
+}
