@@ -269,6 +269,7 @@ let package = Package(
                 "DatabaseTree",
                 "EmulatorCore",
                 "EmulatorHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

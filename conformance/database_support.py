@@ -604,7 +604,7 @@ class DatabaseSocket:
         if not self.closed:
             self.closed = True
             try:
-                self.ws.close(timeout=2)
+                self.ws.close(timeout=1)
             except Exception:  # noqa: BLE001 - already gone is fine
                 pass
 
@@ -618,6 +618,13 @@ def is_response(message: dict, request: int | None = None) -> bool:
 def is_push(message: dict) -> bool:
     body = message.get("d")
     return message.get("t") == "d" and isinstance(body, dict) and "a" in body and "r" not in body
+
+
+def assert_listen_ok(body: dict) -> None:
+    """A listen's ok: `{"s":"ok","d":{}}`, for a query on an unindexed child possibly with the warning
+    `{"w":["no_index"]}` production adds (the SDK logs it)."""
+    assert body["s"] == "ok", body
+    assert body["d"] in ({}, {"w": ["no_index"]}), body
 
 
 def data_push(path: str, data: Any, tag: int | None = None) -> dict:
@@ -687,6 +694,7 @@ class EventStream:
         lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
         self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         self.buffer = b""
+        self._stop = False
         head = self._read_until(b"\r\n\r\n", time.monotonic() + timeout)
         status_line, *header_lines = head.decode("latin-1").split("\r\n")
         self.status = int(status_line.split(" ")[1])
@@ -697,7 +705,6 @@ class EventStream:
         self.chunked = "chunked" in self.headers.get("transfer-encoding", "").lower()
         self.events: queue.Queue = queue.Queue()
         self.ended = threading.Event()
-        self._stop = False
         self.body = b""
         if self.status == 200 and self.headers.get("content-type", "").startswith("text/event-stream"):
             self.thread = threading.Thread(target=self._pump, daemon=True)

@@ -42,6 +42,7 @@ from database_support import (
     DatabaseSocket,
     anonymous,  # noqa: F401 (fixture)
     apply_pushes,
+    assert_listen_ok,
     data_push,
     database_host,  # noqa: F401 (fixture)
     get_at,
@@ -330,7 +331,7 @@ def test_tagged_limit_query_keeps_its_window(sockets, owner):
     query = {"i": "s", "l": 2, "vf": "r"}  # orderByChild('s').limitToLast(2)
     connection = sockets()
     start, ok_index = connection.listen("/scores", query=query, tag=1)
-    assert connection.messages[ok_index]["d"]["b"] == OK_LISTEN
+    assert_listen_ok(connection.messages[ok_index]["d"]["b"])
     initial = connection.pushes(start, ok_index)
     assert initial == [data_push("scores", {"b": {"s": 2}, "c": {"s": 3}}, tag=1)], initial
 

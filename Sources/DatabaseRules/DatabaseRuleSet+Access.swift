@@ -6,10 +6,10 @@ extension DatabaseRuleSet {
     /// rule from the root down to `path` that evaluates to true grants. Rules below `path` never grant (rules
     /// are not filters). `now` is the server time in milliseconds.
     package func canRead(_ path: DatabasePath, root tree: DataNode, auth: JSONValue?, now: Int64, query: RuleQuery?) -> Bool {
-        var environment = RuleEnvironment(
+        let environment = RuleEnvironment(
             auth: auth.map(RuleValue.init(json:)) ?? .null, now: Double(now), oldRoot: tree, newRoot: tree,
             query: query ?? RuleQuery(), keys: path.keys[..<0], data: tree, newData: tree)
-        return cascades(\.read, along: path, environment: &environment)
+        return cascades(\.read, along: path, from: environment)
     }
 
     /// May `auth` write at `path`, turning `oldRoot` into `newRoot`? `.write` cascades like `.read`; then every
@@ -17,17 +17,15 @@ extension DatabaseRuleSet {
     /// it, wherever the new data is not null (a delete is never validated). For a multi-location update call
     /// this once per written path, with the whole update applied in `newRoot`.
     package func canWrite(_ path: DatabasePath, oldRoot: DataNode, newRoot: DataNode, auth: JSONValue?, now: Int64) -> Bool {
-        var environment = RuleEnvironment(
+        let environment = RuleEnvironment(
             auth: auth.map(RuleValue.init(json:)) ?? .null, now: Double(now), oldRoot: oldRoot, newRoot: newRoot,
             query: RuleQuery(), keys: path.keys[..<0], data: oldRoot, newData: newRoot)
-        guard cascades(\.write, along: path, environment: &environment) else { return false }
-        return validates(path, environment: environment)
+        return cascades(\.write, along: path, from: environment) && validates(path, from: environment)
     }
 
-    /// Whether a `rule` from the root down to `path` grants. `environment` starts at the root.
-    private func cascades(
-        _ rule: KeyPath<RuleNode, RuleExpression?>, along path: DatabasePath, environment: inout RuleEnvironment
-    ) -> Bool {
+    /// Whether a `rule` from the root down to `path` grants; `start` is the root's environment.
+    private func cascades(_ rule: KeyPath<RuleNode, RuleExpression?>, along path: DatabasePath, from start: RuleEnvironment) -> Bool {
+        var environment = start
         var node = root
         var depth = 0
         while true {
@@ -40,7 +38,7 @@ extension DatabaseRuleSet {
     }
 
     /// The `.validate` rules of the ancestors of `path` and of everything written at and below it.
-    private func validates(_ path: DatabasePath, environment start: RuleEnvironment) -> Bool {
+    private func validates(_ path: DatabasePath, from start: RuleEnvironment) -> Bool {
         var environment = start
         var node = root
         for (depth, key) in path.keys.enumerated() {

@@ -77,7 +77,8 @@ struct ExpressionTests {
         #expect(try !reads("'Hello world'.matches(/^[a-z]+$/i)"))
         #expect(try reads("'say foo'.matches(/foo/)"))  // unanchored: any part
         #expect(try !reads("'say foo'.matches(/^foo/)"))
-        #expect(try reads(#"'2024-01-31'.matches(/^\\d{4}-\\d{2}-\\d{2}$/)"#))
+        #expect(try reads(#"'2024-01-31'.matches(/^\d{4}-\d{2}-\d{2}$/)"#))
+        #expect(try !reads(#"'2024-1-31'.matches(/^\d{4}-\d{2}-\d{2}$/)"#))
         #expect(try reads(#"'a/b'.matches(/a\/b/)"#))
         let rules = try rules(#"{"names": {"$name": {".read": "$name.matches(/^[a-z]+$/i)"}}}"#)
         #expect(rules.canRead("/names/Alice"))

@@ -75,7 +75,7 @@ struct RulesFileTests {
     @Test("columns count the file's characters, escapes included")
     func escapedColumns() throws {
         let error = try #require(compileError(#"{"rules": {".read": "\"x\" == foo"}}"#))
-        #expect(error.location == SourceLocation(line: 1, column: 32))
+        #expect(error.location == SourceLocation(line: 1, column: 31))
     }
 
     @Test(
