@@ -581,6 +581,8 @@ def test_presence_goes_offline_when_the_client_process_is_killed(sockets, databa
         if process.poll() is None:
             process.kill()
             process.wait()
+        process.stdout.close()
+        process.stderr.close()
 
 
 def test_presence_rules_keep_users_to_their_own_entry(sockets, database_host, ns, project_id):

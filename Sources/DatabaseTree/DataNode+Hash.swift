@@ -34,30 +34,43 @@ extension DataNode {
 
     /// The hash, numbers spelt as `numbers` says.
     func hash(numbers: NumberSpelling) -> String {
-        var text = ""
-        if let priority { text += "priority:" + Self.hashText(priority, numbers: numbers) + ":" }
+        var text: [UInt8] = []
+        if let priority {
+            text += "priority:".utf8
+            Self.appendHashText(priority, numbers: numbers, to: &text)
+            text.append(UInt8(ascii: ":"))
+        }
         switch content {
         case .leaf(let value):
-            text += Self.hashText(value, numbers: numbers)
+            Self.appendHashText(value, numbers: numbers, to: &text)
         case .children:
             for entry in DatabaseQuery.all.selectedEntries(from: self, sorted: true) {
                 let childHash = entry.node.hash(numbers: numbers)
-                if !childHash.isEmpty { text += ":" + entry.key + ":" + childHash }
+                guard !childHash.isEmpty else { continue }
+                text.append(UInt8(ascii: ":"))
+                text += entry.key.utf8
+                text.append(UInt8(ascii: ":"))
+                text += childHash.utf8
             }
         }
         if text.isEmpty { return "" }
-        return Data(Insecure.SHA1.hash(data: Data(text.utf8))).base64EncodedString()
+        return Data(Insecure.SHA1.hash(data: text)).base64EncodedString()
     }
 
-    /// `boolean:…`, `number:…` or `string:…`.
-    private static func hashText(_ value: LeafValue, numbers: NumberSpelling) -> String {
+    /// Appends `boolean:…`, `number:…` or `string:…`.
+    private static func appendHashText(_ value: LeafValue, numbers: NumberSpelling, to text: inout [UInt8]) {
         switch value {
-        case .bool(let flag): return flag ? "boolean:true" : "boolean:false"
-        case .string(let text): return "string:" + text
+        case .bool(let flag): text += (flag ? "boolean:true" : "boolean:false").utf8
+        case .string(let string):
+            text += "string:".utf8
+            text += string.utf8
         case .number(let number):
             let bits = numbers == .exact ? number.bitPattern : javaScriptBits(number)
-            let digits = String(bits, radix: 16)
-            return "number:" + String(repeating: "0", count: 16 - digits.count) + digits
+            text += "number:".utf8
+            for shift in stride(from: 60, through: 0, by: -4) {
+                let digit = UInt8(truncatingIfNeeded: bits >> UInt64(shift)) & 0xF
+                text.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+            }
         }
     }
 

@@ -88,7 +88,8 @@ extension DatabaseAPI {
         } else {
             value = format(node)
         }
-        return Self.body(value, fields: fields, headers: wantsETag ? [.eTag: etag] : [:])
+        let sendETag = wantsETag || request.headers[.ifNoneMatch] != nil
+        return Self.body(value, fields: fields, headers: sendETag ? [.eTag: etag] : [:])
     }
 
     /// The query of a REST request, if it has query parameters.
@@ -104,7 +105,12 @@ extension DatabaseAPI {
 
     /// The request body as JSON; production's message when it is not.
     static func json(_ request: Request) async throws -> JSONValue {
-        let body = try await request.collectBody(limit: bodyLimit)
+        let body: Data
+        do {
+            body = try await request.collectBody(limit: bodyLimit)
+        } catch is APIError {
+            throw Failure(413, "Data to write exceeds the maximum size that can be modified with a single request.")
+        }
         do {
             return try JSONValue.parse(body)
         } catch {

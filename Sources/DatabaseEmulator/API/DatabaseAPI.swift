@@ -90,6 +90,13 @@ struct DatabaseAPI: Sendable {
             credential = Credential(authorizationHeader: request.headers[.authorization])
         }
         guard let auth = DatabaseAuth(credential) else { throw Failure(401, "Could not parse auth token.") }
+        // The Admin SDKs' databaseAuthVariableOverride: an admin acting as a given user (or as nobody).
+        if auth == .admin, let override = fields["auth_variable_override"] {
+            guard let variable = try? JSONValue.parse(override) else {
+                throw Failure(400, "Invalid auth_variable_override: it must be JSON.")
+            }
+            return .user(variable == .null ? nil : variable)
+        }
         return auth
     }
 

@@ -249,9 +249,11 @@ final class WireConnection: ListenSink {
             body = ["p": .string(path.wire), "d": .object(members)]
             if let tag { body["t"] = .int(Int64(tag)) }
         case .revoked(let path, let query, let tag):
+            // The SDKs find the listen by its path as they print it ("/a/b") and, for a tagged query, by its
+            // query objects (a list).
             action = "c"
-            body = ["p": .string(path.wire)]
-            if tag != nil { body["q"] = query.wireJSON }
+            body = ["p": .string(path.description)]
+            if tag != nil { body["q"] = [query.wireJSON] }
         }
         return .object(["t": "d", "d": .object(["a": .string(action), "b": .object(body)])])
     }

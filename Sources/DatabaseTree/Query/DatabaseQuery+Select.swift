@@ -37,12 +37,16 @@ extension DatabaseQuery {
         let node: DataNode
         let value: IndexedValue
         let integerKey: Int32?
+        /// Whether the key's UTF-8 bytes sort as its UTF-16 code units: no character from U+E000 up
+        /// (above it, UTF-16 puts surrogate pairs before U+E000–U+FFFF).
+        let bytesSortAsUTF16: Bool
 
         init(key: String, node: DataNode, value: IndexedValue) {
             self.key = key
             self.node = node
             self.value = value
             integerKey = KeyOrder.integerValue(key)
+            bytesSortAsUTF16 = key.utf8.allSatisfy { $0 < 0xEE }
         }
 
         /// -1, 0 or 1 as `a` sorts before, with or after `b`: `KeyOrder.compare` for keys (never the
@@ -57,8 +61,23 @@ extension DatabaseQuery {
                 return left < right ? -1 : (left > right ? 1 : 0)
             case (.some, nil): return -1
             case (nil, .some): return 1
-            case (nil, nil): return KeyOrder.compareUTF16(a.key, b.key)
+            case (nil, nil):
+                if a.bytesSortAsUTF16 && b.bytesSortAsUTF16, let order = compareBytes(a.key, b.key) { return order }
+                return KeyOrder.compareUTF16(a.key, b.key)
             }
+        }
+
+        /// `KeyOrder.compareUTF16` for keys whose bytes sort as their code units, over contiguous UTF-8.
+        private static func compareBytes(_ a: String, _ b: String) -> Int? {
+            a.utf8.withContiguousStorageIfAvailable { left in
+                b.utf8.withContiguousStorageIfAvailable { right in
+                    let count = min(left.count, right.count)
+                    for index in 0..<count where left[index] != right[index] {
+                        return left[index] < right[index] ? -1 : 1
+                    }
+                    return left.count < right.count ? -1 : (left.count > right.count ? 1 : 0)
+                }
+            } ?? nil
         }
     }
 

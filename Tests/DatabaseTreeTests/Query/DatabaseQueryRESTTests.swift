@@ -41,7 +41,7 @@ import DatabaseTree
         #expect(exclusive.end == DatabaseQuery.Bound(value: "x", inclusive: false))
         let flags = try #require(try query(["orderBy": #""$value""#, "startAt": "true", "endAt": "null"]))
         #expect(flags.start?.value == true)
-        #expect(flags.end?.value == nil)
+        #expect(flags.end?.value == .null)
     }
 
     @Test func equalToBoundsBothEnds() throws {

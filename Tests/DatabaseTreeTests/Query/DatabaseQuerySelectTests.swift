@@ -25,7 +25,7 @@ import DatabaseTree
         let byValue = DatabaseQuery(index: .value)
         #expect(keys(byValue, data) == ["d", "c", "f", "b", "h", "i", "g", "a", "e"])
         #expect(keys(DatabaseQuery(index: .value, start: .init(value: 2), end: .init(value: "a")), data) == ["b", "h", "i", "g"])
-        #expect(keys(DatabaseQuery(index: .value, start: .init(value: true), end: .init(value: 1.5)), data) == ["c", "f"])
+        #expect(keys(DatabaseQuery(index: .value, start: .init(value: true), end: .init(value: .double(1.5))), data) == ["c", "f"])
         #expect(keys(DatabaseQuery(index: .value, start: .init(value: "x")), data) == ["a", "e"])
     }
 
