@@ -173,6 +173,7 @@ let package = Package(
             name: "hearth",
             dependencies: [
                 "Suite",
+                "DatabaseRules",
                 "EmulatorCore",
                 "SecurityRules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

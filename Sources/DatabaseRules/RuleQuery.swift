@@ -39,7 +39,7 @@ package struct RuleQuery: Sendable, Equatable {
         self.limitToLast = limitToLast
     }
 
-    /// The names rules may read, with whether each is a boolean (else null or a value).
+    /// The members `query` has in rules.
     static let fields: Set<String> = [
         "orderByKey", "orderByPriority", "orderByValue", "orderByChild",
         "startAt", "endAt", "equalTo", "limitToFirst", "limitToLast",

@@ -5,7 +5,7 @@ import ArgumentParser
 struct Hearth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth",
-        abstract: "Local Firebase emulators in one binary (today Auth and the hub; Firestore, Storage and Realtime Database follow).",
+        abstract: "Local Firebase emulators in one binary: Auth, Firestore, Realtime Database, Storage and the hub.",
         discussion: """
             Reads emulator.json in the working directory, else the emulators section of firebase.json, \
             else uses defaults (project demo-hearth, official ports, host 127.0.0.1).

@@ -1,19 +1,23 @@
 import ArgumentParser
+import DatabaseRules
 import Foundation
 import SecurityRules
 
 /// `hearth rules`: tools for security rules files.
 struct Rules: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Work with Firestore and Storage security rules files.", subcommands: [Check.self])
+        abstract: "Work with Firestore, Storage and Realtime Database security rules files.", subcommands: [Check.self])
 
     /// `hearth rules check FILE...`.
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Compile rules files and print their diagnostics (file:line:col: error: message).",
-            discussion: "Exits non-zero if any file has an error. Warnings are printed but do not fail the check.")
+            discussion: """
+                Files ending in .json are Realtime Database rules (database.rules.json); others are Firestore or \
+                Storage rules. Exits non-zero if any file has an error. Warnings are printed but do not fail the check.
+                """)
 
-        @Argument(help: ArgumentHelp("Rules files (firestore.rules, storage.rules, ...).", valueName: "file"))
+        @Argument(help: ArgumentHelp("Rules files (firestore.rules, storage.rules, database.rules.json, ...).", valueName: "file"))
         var files: [String]
 
         func validate() throws {
@@ -28,7 +32,18 @@ struct Rules: AsyncParsableCommand {
                     failed = true
                     continue
                 }
-                let source = RulesSource(fileName: file, text: String(decoding: data, as: UTF8.self))
+                let text = String(decoding: data, as: UTF8.self)
+                if file.hasSuffix(".json") {
+                    do {
+                        _ = try DatabaseRuleSet(source: text)
+                        FileHandle.standardOutput.write(Data("\(file): ok\n".utf8))
+                    } catch {
+                        FileHandle.standardError.write(Data("\(file):\(error.location): error: \(error.reason)\n".utf8))
+                        failed = true
+                    }
+                    continue
+                }
+                let source = RulesSource(fileName: file, text: text)
                 let compilation = RulesCompiler.compile(source)
                 for diagnostic in compilation.diagnostics {
                     FileHandle.standardError.write(Data((diagnostic.description + "\n").utf8))

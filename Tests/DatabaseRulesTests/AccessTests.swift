@@ -134,6 +134,22 @@ struct AccessTests {
         #expect(rules.canSet("/profile/banned", nil, over: tree(["profile": ["banned": true]])))
     }
 
+    @Test("a `$other` wildcard with a false .validate refuses unexpected children")
+    func noOtherChildren() throws {
+        let rules = try rules(#"""
+            {"messages": {"$id": {
+               ".write": true,
+               ".validate": "newData.hasChildren(['text'])",
+               "text": {".validate": "newData.isString() && newData.val().length <= 10"},
+               "$other": {".validate": false}
+            }}}
+            """#)
+        #expect(rules.canSet("/messages/m1", ["text": "hi"]))
+        #expect(!rules.canSet("/messages/m1", ["text": "hi", "extra": 1]))
+        #expect(!rules.canSet("/messages/m1", ["text": "far too long a message"]))
+        #expect(!rules.canSet("/messages/m1/extra", 1, over: tree(["messages": ["m1": ["text": "hi"]]])))
+    }
+
     @Test(".validate does not cascade and does not grant")
     func validateAlone() throws {
         let unwritable = try rules(#"{"a": {".validate": true, "b": {".validate": false}}}"#)

@@ -8,5 +8,6 @@ package struct InvalidQuery: Error, Sendable, Equatable, CustomStringConvertible
         self.message = message
     }
 
+    /// The message.
     package var description: String { message }
 }
