@@ -23,12 +23,16 @@ Phases (warm-up rounds are not counted):
     push with online: false. Three ways to go away: TCP FIN without a WebSocket close frame (shutdown(SHUT_RDWR)
     + close), TCP RST (SO_LINGER 0 + close), and a clean WebSocket close frame (1000). Goal: <= 20 ms.
  b. writes/s: one socket pipelines N `p` puts of {"n": i, "v": "x"} to /bench/w<i> without waiting and then
-    waits for every ack; again with a listener on /bench2 on another socket (time until its last push).
+    waits for every ack; again with a listener on /bench2 on another socket (time until its last push); and
+    the same N leaves spread under 100 parents (/bench3/g<i mod 100>/w<i>), which tells whether a write's cost
+    grows with the number of siblings of the written key.
  c. fan-out: 1,000 WebSocket connections each listening on /room; a writer puts /room/msg = {seq, at};
     measured: time until every listener has the push (max), and the median listener. Variant: 10 sockets
     (think: 10 server processes using the Admin SDK) each holding 100 listens on /room/c<k> (k distinct,
     1,000 in all); the writer sends one multi-location update (`m`) at /room setting every c<k> to
-    {seq, at}; measured the same way over the 1,000 listens.
+    {seq, at}; measured the same way over the 1,000 listens. For the 1,000 sockets the rounds are repeated
+    with the reader paused for 300 ms after the write (this client then takes no CPU from the server; the
+    kernel timestamps still say when each push came), as a cross-check of the live figures.
 Prints hearth's VmRSS after each phase. Asserts nothing about time; exits non-zero when the server does not
 start or a request fails or times out.
 
@@ -49,7 +53,6 @@ import resource
 import selectors
 import signal
 import socket
-import statistics
 import struct
 import subprocess
 import sys
@@ -179,6 +182,19 @@ class Reactor(threading.Thread):
         self.lock = threading.Lock()
         self.changed = threading.Condition()  # notified after every batch of reads
         self.failure: BaseException | None = None
+        self.reading = threading.Event()
+        self.reading.set()
+        self.idle = threading.Event()
+
+    def pause(self) -> None:
+        """Stops reading (the kernel still timestamps what arrives) once the batch in hand is done."""
+        self.reading.clear()
+        self.wake_w.send(b"p")
+        self.idle.wait()
+
+    def resume(self) -> None:
+        self.idle.clear()
+        self.reading.set()
 
     def add(self, connection: Connection) -> None:
         self._queue("add", connection)
@@ -194,6 +210,9 @@ class Reactor(threading.Thread):
     def run(self) -> None:
         try:
             while True:
+                if not self.reading.is_set():
+                    self.idle.set()
+                    self.reading.wait()
                 for key, _ in self.selector.select(1.0):
                     if key.data is None:
                         self.wake_r.recv(4096)
@@ -493,7 +512,8 @@ def phase_disconnect(reactor: Reactor, hearth: Hearth, rounds: int) -> None:
             if way == "close":
                 client.close_frame()
             else:
-                # The server sees FIN (or RST) at once; the reader thread closes the descriptor on EOF.
+                # FIN: sent by shutdown at once (the reader thread closes the descriptor at its EOF). RST: sent
+                # when the reader thread closes the socket, a few microseconds after `began` (counted).
                 if way == "fin":
                     client.sock.shutdown(socket.SHUT_RDWR)
                 else:
@@ -613,27 +633,45 @@ class FanOut:
 
 
 def run_fanout(reactor: Reactor, writer: Connection, state: FanOut, rounds: int,
-               write: Callable[[int, int], tuple[str, dict]]) -> None:
-    everyone, median_listener, everyone_seen = [], [], []
-    for index in range(WARM_UP + rounds):
-        state.current = index
-        state.arrivals, state.seen = {}, {}
-        began = time.time_ns()
-        action, body = write(index, began // 1_000_000)
-        number = writer.request(action, body)
-        reactor.wait_for(state.complete, f"round {index}: every listener ({len(state.arrivals)} so far)")
-        reactor.wait_for(lambda: number in writer.responses, "the writer's ack")
-        if writer.responses.pop(number)[0].get("s") != "ok":
-            raise SystemExit(f"the fan-out write was refused")
-        if index >= WARM_UP:
-            arrivals = sorted(state.arrivals.values())
-            everyone.append(arrivals[-1] - began)
-            median_listener.append(arrivals[len(arrivals) // 2] - began)
-            everyone_seen.append(max(state.seen.values()) - began)
-        time.sleep(0.02)
-    print(f"   {f'all {state.listens} listens have it':<36}{distribution(everyone)}")
-    print(f"   {'the median listen has it':<36}{distribution(median_listener)}")
-    print(f"   {'all seen by the Python reader':<36}{distribution(everyone_seen)}")
+               write: Callable[[int, int], tuple[str, dict]], cross_check: bool, quiet: float = 0.3) -> None:
+    """Rounds with the reader live; with `cross_check` also rounds with the reader paused for `quiet` s after
+    the write, so this client takes no CPU from the server while it fans out (the kernel still timestamps what
+    arrives). Only meaningful when each socket gets one message per round: the kernel merges segments that
+    wait unread on one socket, and the merged data carries the last segment's timestamp."""
+    for paused in (False, True) if cross_check else (False,):
+        everyone, median_listener, everyone_seen, late = [], [], [], 0
+        for index in range(WARM_UP + rounds):
+            state.current = seq = index + (10_000 if paused else 0)
+            state.arrivals, state.seen = {}, {}
+            action, body = write(seq, time.time_ns() // 1_000_000)
+            number, data = writer.encode_request(action, body)
+            if paused:
+                reactor.pause()
+            began = time.time_ns()
+            writer.send_raw(data)
+            if paused:
+                time.sleep(quiet)
+                reactor.resume()
+            reactor.wait_for(state.complete, f"round {index}: every listen ({len(state.arrivals)} so far)")
+            reactor.wait_for(lambda: number in writer.responses, "the writer's ack")
+            if writer.responses.pop(number)[0].get("s") != "ok":
+                raise SystemExit("the fan-out write was refused")
+            if index >= WARM_UP:
+                arrivals = sorted(state.arrivals.values())
+                everyone.append(arrivals[-1] - began)
+                median_listener.append(arrivals[len(arrivals) // 2] - began)
+                everyone_seen.append(max(state.seen.values()) - began)
+                late += paused and arrivals[-1] - began > quiet * 1e9
+            time.sleep(0.02)
+        if not paused:
+            print(f"   {'reader live:':<18}{f'all {state.listens} listens':<22}{distribution(everyone)}")
+            print(f"   {'':<18}{'the median listen':<22}{distribution(median_listener)}")
+            print(f"   {'':<18}{'all seen by Python':<22}{distribution(everyone_seen)}")
+        else:
+            print(f"   {'reader paused:':<18}{f'all {state.listens} listens':<22}{distribution(everyone)}")
+            print(f"   {'':<18}{'the median listen':<22}{distribution(median_listener)}")
+            if late:
+                print(f"   ({late} rounds took longer than the {quiet * 1000:.0f} ms pause: the reader competed)")
 
 
 def phase_fanout(reactor: Reactor, hearth: Hearth, listeners: int, rounds: int) -> None:
@@ -660,7 +698,7 @@ def phase_fanout(reactor: Reactor, hearth: Hearth, listeners: int, rounds: int) 
     print(f"   {listeners} sockets connected and listening in {time.monotonic() - began:.2f} s; {hearth.rss()}")
     writer = connect(reactor, hearth.host, namespace)
     run_fanout(reactor, writer, state, rounds,
-               lambda seq, at: ("p", {"p": "/room/msg", "d": {"seq": seq, "at": at}}))
+               lambda seq, at: ("p", {"p": "/room/msg", "d": {"seq": seq, "at": at}}), cross_check=True)
     print(f"   {hearth.rss()} (with the {listeners} sockets open)")
     for connection in sockets:
         reactor.remove(connection)
@@ -700,7 +738,8 @@ def phase_fanout(reactor: Reactor, hearth: Hearth, listeners: int, rounds: int) 
     reactor.wait_for(lambda: all(n in c.responses for c, n in pending), "every listen's ok")
     writer = connect(reactor, hearth.host, namespace)
     run_fanout(reactor, writer, state, rounds,
-               lambda seq, at: ("m", {"p": "/room", "d": {f"c{k}": {"seq": seq, "at": at} for k in range(total)}}))
+               lambda seq, at: ("m", {"p": "/room", "d": {f"c{k}": {"seq": seq, "at": at} for k in range(total)}}),
+               cross_check=False)
     print(f"   {hearth.rss()}")
     for connection in sockets:
         reactor.remove(connection)

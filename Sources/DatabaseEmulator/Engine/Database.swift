@@ -241,10 +241,14 @@ final class Database: Sendable {
     private static func notify(state: inout State, old: DataNode, new: DataNode, request: WriteRequest) {
         let path = request.path
         var sent = Set<SentKey>()
+        // Many clients often listen to the same query: work each window out once per write.
+        var windows: [WindowKey: DataNode] = [:]
         for listener in state.listens.affected(by: path) {
             let sink = ObjectIdentifier(listener.sink)
             if !listener.query.loadsAllData {
-                let window = listener.query.window(of: new.node(at: listener.path))
+                let key = WindowKey(path: listener.path, query: listener.query)
+                let window = windows[key] ?? listener.query.window(of: new.node(at: listener.path))
+                windows[key] = window
                 guard window != listener.window else { continue }
                 state.listens.setWindow(window, of: listener.id)
                 listener.sink.deliver(.overwrite(path: listener.path, node: window, tag: listener.tag))
@@ -268,6 +272,11 @@ final class Database: Sendable {
                 listener.sink.deliver(.overwrite(path: listener.path, node: after, tag: listener.tag))
             }
         }
+    }
+
+    private struct WindowKey: Hashable {
+        var path: DatabasePath
+        var query: DatabaseQuery
     }
 
     private struct SentKey: Hashable {
