@@ -24,6 +24,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -127,13 +128,19 @@ let package = Package(
         // The Realtime Database's data: JSON trees with priorities, key order, queries, hashes, server values.
         .target(
             name: "DatabaseTree",
-            dependencies: ["EmulatorCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "EmulatorCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
+            ],
             swiftSettings: swiftSettings
         ),
         // database.rules.json: the rules file and its expression language, evaluated over DatabaseTree's nodes.
         .target(
             name: "DatabaseRules",
-            dependencies: ["DatabaseTree", "EmulatorCore"],
+            dependencies: [
+                "DatabaseTree", "EmulatorCore", .product(name: "HashTreeCollections", package: "swift-collections"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Realtime Database emulator: wire protocol v5 over WebSocket, REST and server-sent events on one port.
@@ -145,6 +152,7 @@ let package = Package(
                 "EmulatorCore",
                 "EmulatorHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -254,12 +262,17 @@ let package = Package(
         ),
         .testTarget(
             name: "DatabaseTreeTests",
-            dependencies: ["DatabaseTree", "EmulatorCore"],
+            dependencies: [
+                "DatabaseTree", "EmulatorCore", .product(name: "HashTreeCollections", package: "swift-collections"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "DatabaseRulesTests",
-            dependencies: ["DatabaseRules", "DatabaseTree", "EmulatorCore"],
+            dependencies: [
+                "DatabaseRules", "DatabaseTree", "EmulatorCore",
+                .product(name: "HashTreeCollections", package: "swift-collections"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import DatabaseTree
 import EmulatorCore
+import HashTreeCollections
 
 extension DatabaseRuleSet {
     /// May `auth` read the data at `path` (with `query`; `nil` for a plain read)? `.read` cascades: the first

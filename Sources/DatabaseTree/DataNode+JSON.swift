@@ -1,4 +1,5 @@
 import EmulatorCore
+import HashTreeCollections
 
 /// Data that cannot be stored: a bad key, a bad priority, an unresolved placeholder.
 package struct InvalidData: Error, Sendable, Equatable, CustomStringConvertible {
@@ -31,7 +32,7 @@ extension DataNode {
         case .double(let value): return DataNode(.number(value))
         case .string(let value): return DataNode(.string(value))
         case .array(let elements):
-            var children: [String: DataNode] = [:]
+            var children: DataNode.Children = [:]
             for (index, element) in elements.enumerated() {
                 let child = try parse(element, path: path + [String(index)])
                 if !child.isEmpty { children[String(index)] = child }
@@ -49,8 +50,7 @@ extension DataNode {
                 node.setPriority(priority)
                 return node
             }
-            var children: [String: DataNode] = [:]
-            children.reserveCapacity(members.count)
+            var children: DataNode.Children = [:]
             for (key, member) in members where key != ".priority" {
                 if key == ".sv" {
                     throw InvalidData(message: "Invalid data at \(describe(path)): unknown server value \(member.serialized())")

@@ -1,3 +1,5 @@
+import HashTreeCollections
+
 /// A primitive stored at a leaf: what `val()` returns for a node without children.
 package enum LeafValue: Sendable, Hashable {
     case bool(Bool)
@@ -11,10 +13,13 @@ package enum LeafValue: Sendable, Hashable {
 ///
 /// A value type: writes copy only the nodes on the written path.
 package struct DataNode: Sendable, Hashable {
+    /// Children by key.
+    package typealias Children = TreeDictionary<String, DataNode>
+
     /// What the node holds.
     package enum Content: Sendable, Hashable {
         case leaf(LeafValue)
-        case children([String: DataNode])
+        case children(Children)
     }
 
     /// What the node holds.
@@ -32,8 +37,9 @@ package struct DataNode: Sendable, Hashable {
     }
 
     /// A node with `children` (empty children are dropped); with none it is the empty node, without priority.
-    package init(children: [String: DataNode], priority: LeafValue? = nil) {
-        let kept = children.filter { !$0.value.isEmpty }
+    package init(children: Children, priority: LeafValue? = nil) {
+        var kept = children
+        for (key, child) in children where child.isEmpty { kept[key] = nil }
         content = .children(kept)
         self.priority = kept.isEmpty ? nil : priority
     }
@@ -56,7 +62,7 @@ package struct DataNode: Sendable, Hashable {
     }
 
     /// The children by key (none for a leaf).
-    package var children: [String: DataNode] {
+    package var children: Children {
         if case .children(let children) = content { return children }
         return [:]
     }
@@ -95,7 +101,7 @@ package struct DataNode: Sendable, Hashable {
             setPriority(node.leaf)
             return
         }
-        var children: [String: DataNode]
+        var children: Children
         if case .children(let existing) = content {
             children = existing
             content = .children([:])  // keep the dictionary uniquely referenced while it changes

@@ -2,6 +2,7 @@ import DatabaseTree
 import EmulatorCore
 import EmulatorHTTP
 import Foundation
+import HashTreeCollections
 import HTTPTypes
 import Hummingbird
 

@@ -1,4 +1,5 @@
 import EmulatorCore
+import HashTreeCollections
 
 /// Applying a query to a node: the SDKs' `RangedFilter` and `LimitedFilter` over a whole node.
 ///
@@ -19,7 +20,7 @@ extension DatabaseQuery {
     package func window(of node: DataNode) -> DataNode {
         if loadsAllData { return node }
         let entries = selectedEntries(from: node, sorted: limit != nil)
-        var children = [String: DataNode](minimumCapacity: entries.count)
+        var children: DataNode.Children = [:]
         for entry in entries { children[entry.key] = entry.node }
         return DataNode(children: children)
     }

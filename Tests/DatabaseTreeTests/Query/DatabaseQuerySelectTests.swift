@@ -1,4 +1,5 @@
 import EmulatorCore
+import HashTreeCollections
 import Testing
 
 import DatabaseTree
@@ -79,7 +80,7 @@ import DatabaseTree
 
     @Test func smallLimitsOverLargeNodesAgreeWithAFullSort() throws {
         var generator = SystemRandomNumberGenerator()
-        var children: [String: DataNode] = [:]
+        var children: DataNode.Children = [:]
         for index in 0..<500 {
             let value: LeafValue = switch index % 3 {
             case 0: .number(Double(Int.random(in: 0..<50, using: &generator)))
