@@ -28,6 +28,7 @@ import json
 import re
 
 import pytest
+import requests
 
 from database_support import (
     CHAT_RULES,
@@ -389,3 +390,25 @@ def test_chat_rules(database_host, ns, as_user, sockets, project_id):
     assert connection.put("/presence/u2", {"online": True}) == OK_WRITE
     assert connection.call("o", {"p": "/presence/u2", "d": {"online": False, "lastSeen": SERVER_TIMESTAMP}}) == OK_WRITE
     assert connection.put("/presence/u1", {"online": True}) == PERMISSION_DENIED
+
+
+# --------------------------------------------------------------------------------------------
+# coverage (emulator only)
+
+
+def test_rules_coverage_counts_evaluations(database_host, ns, as_user):
+    rules = '{"rules": {"open": {".read": true}, "closed": {".read": "auth != null && auth.uid == \'nobody\'"}, "never": {".write": false}}}'
+    ok(put_rules(database_host, ns, rules))
+    anonymous = as_user(None)
+    assert anonymous.get("/open/x").status_code == 200
+    assert anonymous.get("/closed/x").status_code == 401
+    report = requests.get(f"http://{database_host}/.inspect/coverage.json", params={"ns": ns}, timeout=10)
+    assert report.status_code == 200, report.text
+    by_path = {(rule["path"], rule["kind"]): rule for rule in report.json()["rules"]}
+    assert by_path[("/open", ".read")]["true"] >= 1
+    assert by_path[("/closed", ".read")]["false"] >= 1
+    assert by_path[("/never", ".write")]["evaluations"] == 0
+    page = requests.get(f"http://{database_host}/.inspect/coverage", params={"ns": ns}, timeout=10)
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert "&amp;&amp; auth.uid == " in page.text

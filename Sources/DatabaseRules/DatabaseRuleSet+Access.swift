@@ -24,13 +24,20 @@ extension DatabaseRuleSet {
         return cascades(\.write, along: path, from: environment) && validates(path, from: environment)
     }
 
+    /// Evaluates `rule` in `environment`, counting the outcome in `coverage`; only `true` allows.
+    private func allows(_ rule: Rule, _ environment: RuleEnvironment) -> Bool {
+        let outcome = rule.expression.outcome(environment)
+        coverage.record(outcome, of: rule.id)
+        return outcome == .true
+    }
+
     /// Whether a `rule` from the root down to `path` grants; `start` is the root's environment.
-    private func cascades(_ rule: KeyPath<RuleNode, RuleExpression?>, along path: DatabasePath, from start: RuleEnvironment) -> Bool {
+    private func cascades(_ rule: KeyPath<RuleNode, Rule?>, along path: DatabasePath, from start: RuleEnvironment) -> Bool {
         var environment = start
         var node = root
         var depth = 0
         while true {
-            if let expression = node[keyPath: rule], expression.allows(environment) { return true }
+            if let rule = node[keyPath: rule], allows(rule, environment) { return true }
             guard depth < path.keys.count, let child = node.child(path.keys[depth]) else { return false }
             environment.descend(into: path.keys[depth], of: path.keys, depth: depth)
             node = child
@@ -43,7 +50,7 @@ extension DatabaseRuleSet {
         var environment = start
         var node = root
         for (depth, key) in path.keys.enumerated() {
-            if let validate = node.validate, !environment.newData.isEmpty, !validate.allows(environment) { return false }
+            if let validate = node.validate, !environment.newData.isEmpty, !allows(validate, environment) { return false }
             guard let child = node.child(key) else { return true }
             environment.descend(into: key, of: path.keys, depth: depth)
             node = child
@@ -56,7 +63,7 @@ extension DatabaseRuleSet {
     private func validatesTree(_ node: RuleNode, keys: inout [String], environment: RuleEnvironment) -> Bool {
         let newData = environment.newData
         guard !newData.isEmpty else { return true }
-        if let validate = node.validate, !validate.allows(environment) { return false }
+        if let validate = node.validate, !allows(validate, environment) { return false }
         guard case .children(let dataChildren) = newData.content else { return true }
         func visit(_ key: String, _ child: RuleNode) -> Bool {
             keys.append(key)

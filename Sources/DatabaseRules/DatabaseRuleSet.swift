@@ -7,6 +7,8 @@ package struct DatabaseRuleSet: Sendable {
     /// The source text as given (`GET /.settings/rules.json` returns it, comments included).
     package let source: String
     let root: RuleNode
+    /// How often each rule evaluated true, false or failed; shared by the copies of this rule set.
+    let coverage: RulesCoverage
 
     /// Compiles the rules file: JSON that may contain `//` and `/* */` comments, an object whose only key is
     /// `"rules"`. Throws, with the line and column, for bad JSON, an unknown `.key`, a rule that is neither a
@@ -24,13 +26,15 @@ package struct DatabaseRuleSet: Sendable {
             throw DatabaseRulesError("The rules file must have a \"rules\" key.", at: json.location)
         }
         self.source = source
-        root = try RuleNode.compile(rules.value, depth: 0, wildcards: [:])
+        var sites: [RulesCoverage.Site] = []
+        root = try RuleNode.compile(rules.value, path: [], wildcards: [:], sites: &sites)
+        coverage = RulesCoverage(sites: sites)
     }
 
-    /// Everyone may read and write everything.
-    package static let open = compiled(#"{"rules": {".read": true, ".write": true}}"#)
-    /// No one may read or write anything (but administrators, who bypass rules).
-    package static let locked = compiled(#"{"rules": {".read": false, ".write": false}}"#)
+    /// Everyone may read and write everything. Each use compiles anew, so each database counts its own coverage.
+    package static var open: DatabaseRuleSet { compiled(#"{"rules": {".read": true, ".write": true}}"#) }
+    /// No one may read or write anything (but administrators, who bypass rules), with coverage of its own.
+    package static var locked: DatabaseRuleSet { compiled(#"{"rules": {".read": false, ".write": false}}"#) }
 
     private static func compiled(_ source: String) -> DatabaseRuleSet {
         do {

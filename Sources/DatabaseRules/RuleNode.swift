@@ -7,15 +7,15 @@ final class RuleNode: Sendable {
         var node: RuleNode
     }
 
-    let read: RuleExpression?
-    let write: RuleExpression?
-    let validate: RuleExpression?
+    let read: Rule?
+    let write: Rule?
+    let validate: Rule?
     let indexOn: [String]
     let children: [String: RuleNode]
     let wildcard: Wildcard?
 
     init(
-        read: RuleExpression?, write: RuleExpression?, validate: RuleExpression?, indexOn: [String],
+        read: Rule?, write: Rule?, validate: Rule?, indexOn: [String],
         children: [String: RuleNode], wildcard: Wildcard?
     ) {
         self.read = read

@@ -72,11 +72,13 @@ extension DatabaseAPI {
         _ request: Request, path: DatabasePath, database: Database, auth: DatabaseAuth, fields: FormFields,
         format: (DataNode) -> JSONValue, wantsETag: Bool
     ) throws -> Response {
-        let query = try Self.query(fields)
+        // A shallow read cannot be ordered; other query parameters it ignores (firebase-tools' export asks
+        // the emulator for `shallow=true&limitToFirst=1` to find namespaces with data).
         let shallow = fields["shallow"] == "true"
-        if shallow && query != nil {
+        if shallow && fields["orderBy"] != nil {
             throw Failure(400, "Mixing 'shallow' and querying parameters is not supported")
         }
+        let query = shallow ? nil : try Self.query(fields)
         let node = try database.read(path, query: query ?? .all, auth: auth)
         let etag = Database.etag(of: node)
         if let ifNoneMatch = request.headers[.ifNoneMatch], ifNoneMatch == etag {

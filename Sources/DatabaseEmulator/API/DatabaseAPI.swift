@@ -10,7 +10,7 @@ import NIOCore
 
 /// The Realtime Database REST API (`/<path>.json`, production's, with server-sent events for
 /// `Accept: text/event-stream`) and the emulator's own endpoints (`/.settings/rules.json`,
-/// `/.inspect/databases.json`, `/.inspect/coverage`). Errors are `{"error": "..."}` as production sends.
+/// `/.inspect/databases.json`, `/.inspect/coverage` and `.json`). Errors are `{"error": "..."}` as production sends.
 struct DatabaseAPI: Sendable {
     let databases: Databases
     let pushIDs = PushIDGenerator()
@@ -53,6 +53,10 @@ struct DatabaseAPI: Sendable {
             return try await rules(request, namespace: namespace)
         case "/.inspect/databases.json":
             return .json(.array(databases.namespaces.map { .object(["name": .string($0)]) }))
+        case "/.inspect/coverage.json":
+            return .json(databases.database(namespace).rules.coverageReport())
+        case "/.inspect/coverage":
+            return .text(databases.database(namespace).rules.coverageHTML(), contentType: "text/html; charset=utf-8")
         case "/.settings/functionTriggers.json":
             // Functions triggers: accepted, as there is no Functions emulator to call.
             return .json(.null)

@@ -62,8 +62,8 @@ final class EventStream: ListenSink {
     }
 
     /// Enqueues a listen event.
-    func deliver(_ event: ListenEvent) {
-        outbox.send(.event(event))
+    func deliver(_ delivery: Delivery) {
+        outbox.send(.event(delivery.event))
     }
 
     /// The event's text, and whether the stream ends after it.

@@ -46,7 +46,7 @@ final class Database: Sendable {
                     listener.path, root: state.root, auth: auth, now: now, query: RuleQuery(listener.query))
                 if !allowed {
                     state.listens.remove(listener.id)
-                    listener.sink.deliver(.revoked(path: listener.path, query: listener.query, tag: listener.tag))
+                    listener.sink.deliver(Delivery(.revoked(path: listener.path, query: listener.query, tag: listener.tag)))
                 }
             }
         }
@@ -99,7 +99,7 @@ final class Database: Sendable {
                 Listener(
                     id: id, path: path, query: query, tag: tag, sink: sink, auth: auth,
                     window: query.loadsAllData ? nil : view))
-            sink.deliver(.overwrite(path: path, node: view, tag: tag))
+            sink.deliver(Delivery(.overwrite(path: path, node: view, tag: tag)))
             return id
         }
     }
@@ -237,46 +237,63 @@ final class Database: Sendable {
         }
     }
 
-    /// Tells each listen a write concerns what changed for it.
+    /// Tells each listen a write concerns what changed for it. Listens that see the same change share one
+    /// `Delivery` (rendered once).
     private static func notify(state: inout State, old: DataNode, new: DataNode, request: WriteRequest) {
         let path = request.path
         var sent = Set<SentKey>()
-        // Many clients often listen to the same query: work each window out once per write.
-        var windows: [WindowKey: DataNode] = [:]
+        // Many clients often listen to the same place: work each window and each event out once per write.
+        var deliveries: [EventKey: Delivery] = [:]
+        func delivery(_ key: EventKey, _ make: () -> ListenEvent?) -> Delivery? {
+            if let delivery = deliveries[key] { return delivery }
+            guard let event = make() else { return nil }
+            let delivery = Delivery(event)
+            deliveries[key] = delivery
+            return delivery
+        }
         for listener in state.listens.affected(by: path) {
             let sink = ObjectIdentifier(listener.sink)
             if !listener.query.loadsAllData {
-                let key = WindowKey(path: listener.path, query: listener.query)
-                let window = windows[key] ?? listener.query.window(of: new.node(at: listener.path))
-                windows[key] = window
-                guard window != listener.window else { continue }
+                let key = EventKey.window(listener.path, listener.query, listener.tag)
+                guard
+                    let shared = delivery(key, {
+                        .overwrite(path: listener.path, node: listener.query.window(of: new.node(at: listener.path)), tag: listener.tag)
+                    }), case .overwrite(_, let window, _) = shared.event, window != listener.window
+                else { continue }
                 state.listens.setWindow(window, of: listener.id)
-                listener.sink.deliver(.overwrite(path: listener.path, node: window, tag: listener.tag))
+                listener.sink.deliver(shared)
                 continue
             }
             if listener.path.contains(path) {
                 // The listen covers the write: pass the write on as it was made.
                 guard sent.insert(SentKey(sink: sink, path: path, tag: listener.tag)).inserted else { continue }
-                switch request {
-                case .set:
-                    listener.sink.deliver(.overwrite(path: path, node: new.node(at: path), tag: listener.tag))
-                case .update(_, let entries):
-                    let children = entries.map { ($0.0, new.node(at: path.appending($0.0))) }
-                    listener.sink.deliver(.merge(path: path, children: children, tag: listener.tag))
+                let shared = delivery(.write(listener.tag)) {
+                    switch request {
+                    case .set:
+                        return .overwrite(path: path, node: new.node(at: path), tag: listener.tag)
+                    case .update(_, let entries):
+                        let children = entries.map { ($0.0, new.node(at: path.appending($0.0))) }
+                        return .merge(path: path, children: children, tag: listener.tag)
+                    }
                 }
+                if let shared { listener.sink.deliver(shared) }
             } else {
                 // The write covers the listen: send the listened node if it changed.
-                let after = new.node(at: listener.path)
-                guard after != old.node(at: listener.path) else { continue }
                 guard sent.insert(SentKey(sink: sink, path: listener.path, tag: listener.tag)).inserted else { continue }
-                listener.sink.deliver(.overwrite(path: listener.path, node: after, tag: listener.tag))
+                let shared = delivery(.node(listener.path, listener.tag)) {
+                    let after = new.node(at: listener.path)
+                    guard after != old.node(at: listener.path) else { return nil }
+                    return .overwrite(path: listener.path, node: after, tag: listener.tag)
+                }
+                if let shared { listener.sink.deliver(shared) }
             }
         }
     }
 
-    private struct WindowKey: Hashable {
-        var path: DatabasePath
-        var query: DatabaseQuery
+    private enum EventKey: Hashable {
+        case window(DatabasePath, DatabaseQuery, Int?)
+        case write(Int?)
+        case node(DatabasePath, Int?)
     }
 
     private struct SentKey: Hashable {

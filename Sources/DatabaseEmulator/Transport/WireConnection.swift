@@ -14,6 +14,8 @@ final class WireConnection: ListenSink {
         case envelope(JSONValue)
         /// A listen event, rendered when written.
         case event(ListenEvent)
+        /// A listen event shared with other connections, rendered once for all.
+        case delivery(Delivery)
     }
 
     /// The database (namespace) the client connected to.
@@ -52,8 +54,8 @@ final class WireConnection: ListenSink {
     }
 
     /// Enqueues a listen event.
-    func deliver(_ event: ListenEvent) {
-        outbox.send(.event(event))
+    func deliver(_ delivery: Delivery) {
+        outbox.send(.delivery(delivery))
     }
 
     // MARK: - Requests
@@ -231,6 +233,7 @@ final class WireConnection: ListenSink {
         switch item {
         case .envelope(let json): return json.serialized()
         case .event(let event): return data(event).serialized()
+        case .delivery(let delivery): return delivery.wire
         }
     }
 

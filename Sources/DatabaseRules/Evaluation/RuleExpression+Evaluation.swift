@@ -2,10 +2,17 @@ import DatabaseTree
 import EmulatorCore
 
 extension RuleExpression {
-    /// Whether the rule grants: it evaluates to `true` without error.
-    func allows(_ environment: RuleEnvironment) -> Bool {
-        if case .bool(true) = try? evaluate(environment) { return true }
-        return false
+    /// How the rule evaluates as a whole: only `true` grants; an error or a non-boolean value is an `error`.
+    func outcome(_ environment: RuleEnvironment) -> RuleOutcome {
+        do {
+            switch try evaluate(environment) {
+            case .bool(true): return .true
+            case .bool(false): return .false
+            default: return .error
+            }
+        } catch {
+            return .error
+        }
     }
 
     /// The expression's value; a type error, a member of null and the like throw, failing the rule.
