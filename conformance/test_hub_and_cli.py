@@ -30,14 +30,18 @@ from support import (
 )
 
 FREE_PORTS = ["--port", "auth=0", "--port", "firestore=0", "--port", "database=0", "--port", "storage=0", "--port", "hub=0"]
-OTHER_EMULATOR_VARIABLES = ("FIREBASE_DATABASE_EMULATOR_HOST",)
+# Variables of emulators that a `--only auth` run does not start.
+OTHER_EMULATOR_VARIABLES = (
+    "FIRESTORE_EMULATOR_HOST", "FIREBASE_DATABASE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST",
+    "STORAGE_EMULATOR_HOST")
 # What the child of `hearth exec` runs: dump its environment to argv[1], then check the ports it was given.
 DUMP_ENV = (
     "import json, os, socket, sys\n"
     "env = dict(os.environ)\n"
     "reachable = {}\n"
     "for name in ('FIREBASE_AUTH_EMULATOR_HOST', 'FIRESTORE_EMULATOR_HOST', 'FIREBASE_STORAGE_EMULATOR_HOST',\n"
-    "             'FIREBASE_EMULATOR_HUB'):\n"
+    "             'FIREBASE_DATABASE_EMULATOR_HOST', 'FIREBASE_EMULATOR_HUB'):\n"
+    "    if name not in env: continue\n"
     "    host, _, port = env.get(name, ':0').rpartition(':')\n"
     "    try:\n"
     "        socket.create_connection((host.strip('[]'), int(port)), timeout=2).close(); reachable[name] = True\n"
@@ -92,7 +96,7 @@ def test_hub_lists_running_emulators_with_real_ports(suite):
         assert entry["host"] == host
         assert entry["port"] == port
         assert entry["listen"] == [{"address": host, "family": "IPv4", "port": port}], entry
-    for absent in ("database",):
+    for absent in ("ui",):
         assert absent not in body, f"{absent} does not run, so the hub does not list it"
 
 
@@ -109,7 +113,7 @@ def test_start_prints_table_and_ready_line_and_stops_on_sigint(tmp_path):
     try:
         hearth.wait_ready()
         addresses = hearth.addresses
-        assert set(addresses) == {"Authentication", "Firestore", "Storage", "Emulator Hub"}, hearth.output()
+        assert set(addresses) == {"Authentication", "Firestore", "Database", "Storage", "Emulator Hub"}, hearth.output()
         for address in addresses.values():
             host, port = split_address(address)
             assert host == "127.0.0.1"
@@ -249,17 +253,29 @@ def test_exec_gives_the_official_environment_for_running_emulators_only(tmp_path
     assert auth_port != 0 and hub_port != 0
     assert dumped["reachable"] == {
         "FIREBASE_AUTH_EMULATOR_HOST": True, "FIRESTORE_EMULATOR_HOST": True, "FIREBASE_STORAGE_EMULATOR_HOST": True,
-        "FIREBASE_EMULATOR_HUB": True}
+        "FIREBASE_DATABASE_EMULATOR_HOST": True, "FIREBASE_EMULATOR_HUB": True}
     assert "//" not in env["FIRESTORE_EMULATOR_HOST"]
     # google-cloud-storage wants the scheme, the Firebase SDKs do not (as `firebase emulators:exec` sets them).
     assert env["STORAGE_EMULATOR_HOST"] == f"http://{env['FIREBASE_STORAGE_EMULATOR_HOST']}"
     assert json.loads(env["FIREBASE_CONFIG"])["storageBucket"] == "demo-execenv.appspot.com"
     assert json.loads(env["FIREBASE_CONFIG"])["projectId"] == "demo-execenv"
-    for name in OTHER_EMULATOR_VARIABLES:
-        assert name not in env, f"{name} is set although that emulator does not run"
+    assert json.loads(env["FIREBASE_CONFIG"])["databaseURL"] == (
+        f"http://{env['FIREBASE_DATABASE_EMULATOR_HOST']}/?ns=demo-execenv-default-rtdb")
     # The suite is stopped once the command has ended.
     assert not port_accepts(auth_host, auth_port)
     assert not port_accepts(hub_host, hub_port)
+
+
+def test_exec_sets_variables_only_for_running_emulators(tmp_path):
+    out = tmp_path / "env.json"
+    result = run_exec(["--only", "auth", "--port", "auth=0", "--port", "hub=0"], [sys.executable, "-c", DUMP_ENV, str(out)],
+                      cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    env = json.loads(out.read_text())["env"]
+    assert "FIREBASE_AUTH_EMULATOR_HOST" in env
+    for name in OTHER_EMULATOR_VARIABLES:
+        assert name not in env, f"{name} is set although that emulator does not run"
+    assert "databaseURL" not in json.loads(env["FIREBASE_CONFIG"])
 
 
 def test_exec_keeps_the_callers_environment(tmp_path):
