@@ -32,7 +32,7 @@ public final class DatabaseEmulator: ServedEmulator {
         let files = rulesFile.map { [(path: $0, namespaces: [defaultNamespace] + rulesNamespaces.filter { $0 != defaultNamespace })] } ?? []
         let databases = try Databases(projectID: projectID, rulesFiles: files, clock: clock, logger: logger)
         self.databases = databases
-        let api = DatabaseAPI(databases: databases, logger: logger)
+        let api = DatabaseAPI(databases: databases)
         let webSocket = WebSocketEndpoint(databases: databases)
         server = EmulatorServer(
             responder: EmulatorResponder { request, context in try await api.handle(request, context: context) },

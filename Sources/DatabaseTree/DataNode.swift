@@ -148,12 +148,4 @@ package struct DataNode: Sendable, Hashable {
         child.set(node, at: keys.dropFirst())
         setChild(first, to: child)
     }
-
-    /// The number of leaves and the bytes of their values (a rough size, for write limits and stats).
-    package var leafCount: Int {
-        switch content {
-        case .leaf: return 1
-        case .children(let children): return children.values.reduce(0) { $0 + $1.leafCount }
-        }
-    }
 }

@@ -37,9 +37,6 @@ package struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
         other.keys.count >= keys.count && other.keys.starts(with: keys)
     }
 
-    /// Whether one of the two paths contains the other.
-    package func overlaps(_ other: DatabasePath) -> Bool { contains(other) || other.contains(self) }
-
     /// `other` relative to this path, when this path contains it.
     package func relative(_ other: DatabasePath) -> DatabasePath? {
         guard contains(other) else { return nil }

@@ -5,7 +5,6 @@ import EmulatorHTTP
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 import NIOCore
 
 /// The Realtime Database REST API (`/<path>.json`, production's, with server-sent events for
@@ -14,7 +13,6 @@ import NIOCore
 struct DatabaseAPI: Sendable {
     let databases: Databases
     let pushIDs = PushIDGenerator()
-    let logger: Logger
 
     /// The largest body a write may carry (production's REST limit: 256 MB).
     static let bodyLimit = 256 << 20

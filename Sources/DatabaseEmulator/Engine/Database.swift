@@ -116,9 +116,6 @@ final class Database: Sendable {
         }
     }
 
-    /// How many listens are open.
-    var listenCount: Int { state.withLock { $0.listens.count } }
-
     // MARK: - Writes
 
     /// What a write stored: the node now at a set's path, or each updated node by relative path.

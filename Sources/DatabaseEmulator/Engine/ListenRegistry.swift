@@ -30,9 +30,6 @@ struct ListenRegistry: Sendable {
     private var root = Node()
     private var paths: [UInt64: DatabasePath] = [:]
 
-    /// How many listens there are.
-    var count: Int { paths.count }
-
     /// Adds a listen.
     mutating func add(_ listener: Listener) {
         paths[listener.id] = listener.path
