@@ -7,6 +7,9 @@ package struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
     /// The root.
     package static let root = DatabasePath(keys: [])
 
+    /// The deepest a path in a database may go: 32 keys, as production allows.
+    package static let maximumDepth = 32
+
     /// A path from its keys.
     package init(keys: [String]) {
         self.keys = keys

@@ -153,4 +153,33 @@ import Testing
         #expect(outcome == .message(message))
         #expect(assembler.receive(#"{"t":"c"}"#) == .message(#"{"t":"c"}"#))
     }
+
+    @Test func signingOutRevokesListensTheRulesNoLongerAllow() async throws {
+        let database = try makeDatabase(rules: #"{"rules": {"private": {".read": "auth != null"}}}"#)
+        let client = WireClient(database)
+        client.send("auth", ["cred": .string(idToken("u1"))])
+        _ = try await client.response()
+        client.send("q", ["p": "/private", "h": ""])
+        _ = try await client.push()
+        #expect(try await client.response()["s"] == "ok")
+        client.send("unauth", [:])
+        let revoked = try await client.push()
+        #expect(revoked.action == "c")
+        #expect(revoked.body == ["p": "/private"])
+        #expect(try await client.response()["s"] == "ok")
+        try database.write(.set(DatabasePath("/private/x"), 1), auth: .admin)
+        client.send("s", [:])
+        #expect(try await client.response()["s"] == "ok")  // no push for the revoked listen came first
+    }
+
+    @Test func pathsDeeperThan32LevelsAreRefused() async throws {
+        let database = try makeDatabase()
+        let client = WireClient(database)
+        let deep = String(repeating: "a/", count: 40)
+        client.send("q", ["p": .string(deep), "h": ""])
+        #expect(try await client.response()["s"] == "invalid_data")
+        client.send("p", ["p": .string(String(repeating: "a/", count: 30)), "d": ["b": ["c": ["d": 1]]]])
+        #expect(try await client.response()["s"] == "invalid_data")
+        #expect(database.root.isEmpty)
+    }
 }

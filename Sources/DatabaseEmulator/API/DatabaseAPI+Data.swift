@@ -52,13 +52,13 @@ extension DatabaseAPI {
                 }
                 if silent { return Response(status: .noContent) }
                 var headers = HTTPFields()
-                if wantsETag { headers[.eTag] = Database.etag(of: database.root.node(at: written)) }
+                if wantsETag || ifMatch != nil { headers[.eTag] = Database.etag(of: database.root.node(at: written)) }
                 return Self.body(echo, fields: fields, headers: headers)
             case .delete:
                 try database.write(.set(path, .null), auth: auth, ifMatch: request.headers[.ifMatch])
                 if silent { return Response(status: .noContent) }
                 var headers = HTTPFields()
-                if wantsETag { headers[.eTag] = Database.etag(of: .empty) }
+                if wantsETag || request.headers[.ifMatch] != nil { headers[.eTag] = Database.etag(of: .empty) }
                 return Self.body(.null, fields: fields, headers: headers)
             default:
                 throw Failure(405, "Invalid method: \(request.method.rawValue)")

@@ -25,14 +25,19 @@ final class EventStream: ListenSink {
         self.export = export
     }
 
-    /// Checks the rules, registers the listen and returns the streaming response; the listen ends when
-    /// the client goes away.
+    /// Checks the rules (a denied stream is refused before it opens) and returns the streaming response,
+    /// which registers the listen once it is written and ends it when the client goes away.
     static func open(
         path: DatabasePath, query: DatabaseQuery?, auth: DatabaseAuth, in database: Database, export: Bool
     ) throws(DatabaseError) -> Response {
+        _ = try database.read(path, query: query ?? .all, auth: auth)
         let stream = EventStream(location: path, export: export)
-        let id = try database.listen(path, query: query ?? .all, tag: nil, auth: auth, sink: stream)
         let body = ResponseBody { writer in
+            guard let id = try? database.listen(path, query: query ?? .all, tag: nil, auth: auth, sink: stream) else {
+                try await writer.write(ByteBuffer(string: Self.event("cancel", .null)))
+                try await writer.finish(nil)
+                return
+            }
             let keepAlive = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: keepAliveInterval)

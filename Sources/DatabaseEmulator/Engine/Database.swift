@@ -52,6 +52,28 @@ final class Database: Sendable {
         }
     }
 
+    /// A connection's listens now read as `auth` (it signed in, out, or as someone else): each is checked
+    /// again and revoked (`c`) if the rules no longer allow it; returns the revoked ids.
+    func reauthorize(_ ids: [UInt64], auth: DatabaseAuth) -> Set<UInt64> {
+        let now = self.now
+        return state.withLock { state in
+            var revoked = Set<UInt64>()
+            for id in ids {
+                guard let listener = state.listens.listener(id) else { continue }
+                state.listens.setAuth(auth, of: id)
+                guard case .user(let variable) = auth else { continue }
+                let allowed = state.rules.canRead(
+                    listener.path, root: state.root, auth: variable, now: now, query: RuleQuery(listener.query))
+                if !allowed {
+                    state.listens.remove(id)
+                    revoked.insert(id)
+                    listener.sink.deliver(Delivery(.revoked(path: listener.path, query: listener.query, tag: listener.tag)))
+                }
+            }
+            return revoked
+        }
+    }
+
     // MARK: - Reads
 
     /// The data at `path` that `query` selects, if `auth` may read it.
@@ -76,6 +98,7 @@ final class Database: Sendable {
         _ path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, state: borrowing State, now: Int64
     ) throws(DatabaseError) {
         if let invalid = path.invalidKey, invalid != ".info" { throw .invalid(Self.invalidPathMessage(invalid)) }
+        if path.keys.count > DatabasePath.maximumDepth { throw .invalid(Self.tooDeepMessage) }
         guard case .user(let variable) = auth else { return }
         guard state.rules.canRead(path, root: state.root, auth: variable, now: now, query: RuleQuery(query)) else {
             throw .permissionDenied
@@ -165,6 +188,8 @@ final class Database: Sendable {
         node.isEmpty ? "null_etag" : node.hash
     }
 
+    static let tooDeepMessage = "Invalid data; a path in the database may be at most 32 levels deep"
+
     static func invalidPathMessage(_ key: String) -> String {
         "Invalid path: key \"\(key)\" must be non-empty and must not contain \".\", \"#\", \"$\", \"[\", \"]\" or control characters"
     }
@@ -218,6 +243,7 @@ final class Database: Sendable {
     private static func node(_ json: JSONValue, at path: DatabasePath, in root: DataNode, now: Int64) throws(DatabaseError) -> DataNode {
         if let invalid = path.invalidKey { throw .invalid(invalidPathMessage(invalid)) }
         if path.keys.first == ".info" { throw .invalid("Invalid path: /.info is read-only") }
+        if path.keys.count + json.depth > DatabasePath.maximumDepth { throw .invalid(tooDeepMessage) }
         do throws(InvalidData) {
             let resolved =
                 ServerValues.containsPlaceholder(json)
@@ -297,5 +323,16 @@ final class Database: Sendable {
         var sink: ObjectIdentifier
         var path: DatabasePath
         var tag: Int?
+    }
+}
+
+extension JSONValue {
+    /// How many levels of objects and arrays the value nests (a primitive: 0).
+    fileprivate var depth: Int {
+        switch self {
+        case .object(let members): return 1 + (members.values.lazy.map(\.depth).max() ?? 0)
+        case .array(let elements): return 1 + (elements.lazy.map(\.depth).max() ?? 0)
+        default: return 0
+        }
     }
 }

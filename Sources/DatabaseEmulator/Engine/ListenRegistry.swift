@@ -12,8 +12,8 @@ struct Listener: Sendable {
     let tag: Int?
     /// Where its events go.
     let sink: any ListenSink
-    /// Who listens (rules are checked again when they change).
-    let auth: DatabaseAuth
+    /// Who listens (rules are checked again when they or the connection's auth change).
+    var auth: DatabaseAuth
     /// The window last sent, for queries that do not load all data.
     var window: DataNode?
 }
@@ -43,6 +43,23 @@ struct ListenRegistry: Sendable {
         var removed: Listener?
         Self.modify(&root, at: path.keys[...]) { removed = $0.listeners.removeValue(forKey: id) }
         return removed
+    }
+
+    /// The listen with `id`.
+    func listener(_ id: UInt64) -> Listener? {
+        guard let path = paths[id] else { return nil }
+        var node = root
+        for key in path.keys {
+            guard let child = node.children[key] else { return nil }
+            node = child
+        }
+        return node.listeners[id]
+    }
+
+    /// Replaces who a listen reads as.
+    mutating func setAuth(_ auth: DatabaseAuth, of id: UInt64) {
+        guard let path = paths[id] else { return }
+        Self.modify(&root, at: path.keys[...]) { $0.listeners[id]?.auth = auth }
     }
 
     /// Replaces the stored window of a listen.

@@ -25,8 +25,9 @@ final class WebSocketEndpoint: Sendable {
             return .dontUpgrade
         }
         let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
-        let namespace = FormFields(parsing: query)["ns"] ?? databases.defaultNamespace
         let host = request.authority ?? "localhost"
+        let namespace =
+            FormFields(parsing: query)["ns"] ?? DatabaseAPI.namespace(fromHost: host) ?? databases.defaultNamespace
         let session = sessions.add(1, ordering: .relaxed).newValue
         return .upgrade([:]) { [self] inbound, outbound, context in
             await serve(

@@ -98,7 +98,7 @@ final class WireConnection: ListenSink {
             case "auth", "gauth":
                 return authenticate(body)
             case "unauth":
-                state.withLock { $0.auth = .anonymous }
+                reauthorize(.anonymous)
                 return ("ok", "")
             case "q", "l":
                 return try listen(body)
@@ -159,8 +159,22 @@ final class WireConnection: ListenSink {
         case .none, .opaque:
             return ("invalid_token", "Could not parse auth token.")
         }
-        state.withLock { $0.auth = auth }
+        reauthorize(auth)
         return ("ok", .object(["auth": auth.variable ?? .null, "expires": expires]))
+    }
+
+    /// Switches the connection to `auth`; its listens are checked again and those now denied revoked.
+    private func reauthorize(_ auth: DatabaseAuth) {
+        let ids = state.withLock { state in
+            state.auth = auth
+            return Array(state.listens.values)
+        }
+        guard !ids.isEmpty else { return }
+        let revoked = database.reauthorize(ids, auth: auth)
+        guard !revoked.isEmpty else { return }
+        state.withLock { state in
+            state.listens = state.listens.filter { !revoked.contains($0.value) }
+        }
     }
 
     private func listen(_ body: [String: JSONValue]) throws(DatabaseError) -> (String, JSONValue) {
