@@ -132,7 +132,9 @@ import Testing
             try await outbound.write(ByteBuffer(string: "PRI * HTTP"))
             try await Task.sleep(for: .milliseconds(20))
             let elapsed = await ContinuousClock().measure { await emulator.stop() }
-            #expect(elapsed < .milliseconds(500))
+            // Not the 3 s graceful-shutdown limit: a half-sniffed connection is closed at once (the bound is
+            // loose, for a loaded CI machine; it took 0.51 s there once).
+            #expect(elapsed < .seconds(2), "closed without waiting for the shutdown grace period")
             var answer = inbound.makeAsyncIterator()
             #expect(try await answer.next() == nil, "closed without an answer")
         }
