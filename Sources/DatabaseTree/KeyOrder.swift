@@ -15,13 +15,23 @@ package enum KeyOrder {
         if a == b { return 0 }
         if a == minName || b == maxName { return -1 }
         if b == minName || a == maxName { return 1 }
-        switch (integerValue(a), integerValue(b)) {
+        return compare(a, integer: integerValue(a), b, integer: integerValue(b))
+    }
+
+    /// `compare` for two keys that are not sentinel names, with their `integerValue`s already read (sorts
+    /// read them once per key); `names` orders two keys that are not integers (default: `compareUTF16`).
+    package static func compare(
+        _ a: String, integer x: Int32?, _ b: String, integer y: Int32?,
+        names: (String, String) -> Int = compareUTF16
+    ) -> Int {
+        switch (x, y) {
         case let (x?, y?):
             if x != y { return x < y ? -1 : 1 }
-            return a.utf16.count < b.utf16.count ? -1 : (a.utf16.count > b.utf16.count ? 1 : 0)
+            let (left, right) = (a.utf16.count, b.utf16.count)
+            return left < right ? -1 : (left > right ? 1 : 0)
         case (.some, nil): return -1
         case (nil, .some): return 1
-        case (nil, nil): return compareUTF16(a, b)
+        case (nil, nil): return names(a, b)
         }
     }
 

@@ -30,7 +30,7 @@ final class EventStream: ListenSink {
     static func open(
         path: DatabasePath, query: DatabaseQuery?, auth: DatabaseAuth, in database: Database, export: Bool
     ) throws(DatabaseError) -> Response {
-        _ = try database.read(path, query: query ?? .all, auth: auth)
+        try database.checkRead(path, query: query ?? .all, auth: auth)
         let stream = EventStream(location: path, export: export)
         let body = ResponseBody { writer in
             guard let id = try? database.listen(path, query: query ?? .all, tag: nil, auth: auth, sink: stream) else {

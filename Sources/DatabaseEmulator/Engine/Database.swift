@@ -40,15 +40,7 @@ final class Database: Sendable {
         let now = self.now
         state.withLock { state in
             state.rules = rules
-            for listener in state.listens.all {
-                guard case .user(let auth) = listener.auth else { continue }
-                let allowed = rules.canRead(
-                    listener.path, root: state.root, auth: auth, now: now, query: RuleQuery(listener.query))
-                if !allowed {
-                    state.listens.remove(listener.id)
-                    listener.sink.deliver(Delivery(.revoked(path: listener.path, query: listener.query, tag: listener.tag)))
-                }
-            }
+            for listener in state.listens.all { _ = Self.revokeIfDenied(listener, state: &state, now: now) }
         }
     }
 
@@ -59,19 +51,23 @@ final class Database: Sendable {
         return state.withLock { state in
             var revoked = Set<UInt64>()
             for id in ids {
-                guard let listener = state.listens.listener(id) else { continue }
+                guard var listener = state.listens.listener(id) else { continue }
+                listener.auth = auth
                 state.listens.setAuth(auth, of: id)
-                guard case .user(let variable) = auth else { continue }
-                let allowed = state.rules.canRead(
-                    listener.path, root: state.root, auth: variable, now: now, query: RuleQuery(listener.query))
-                if !allowed {
-                    state.listens.remove(id)
-                    revoked.insert(id)
-                    listener.sink.deliver(Delivery(.revoked(path: listener.path, query: listener.query, tag: listener.tag)))
-                }
+                if Self.revokeIfDenied(listener, state: &state, now: now) { revoked.insert(id) }
             }
             return revoked
         }
+    }
+
+    /// Ends a listen the rules no longer allow, telling its sink (`c`); returns whether it did.
+    private static func revokeIfDenied(_ listener: Listener, state: inout State, now: Int64) -> Bool {
+        guard case .user(let auth) = listener.auth else { return false }
+        let query = RuleQuery(listener.query)
+        guard !state.rules.canRead(listener.path, root: state.root, auth: auth, now: now, query: query) else { return false }
+        state.listens.remove(listener.id)
+        listener.sink.deliver(Delivery(.revoked(path: listener.path, query: listener.query, tag: listener.tag)))
+        return true
     }
 
     // MARK: - Reads
@@ -81,8 +77,15 @@ final class Database: Sendable {
         let now = self.now
         return try state.withLock { state throws(DatabaseError) -> DataNode in
             try Self.checkRead(path, query: query, auth: auth, state: state, now: now)
-            let node = state.root.node(at: path)
-            return query.loadsAllData ? node : query.window(of: node)
+            return query.window(of: state.root.node(at: path))
+        }
+    }
+
+    /// Whether `auth` may read `path` with `query` (the data itself is not read).
+    func checkRead(_ path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth) throws(DatabaseError) {
+        let now = self.now
+        try state.withLock { state throws(DatabaseError) in
+            try Self.checkRead(path, query: query, auth: auth, state: state, now: now)
         }
     }
 
@@ -114,8 +117,7 @@ final class Database: Sendable {
         let now = self.now
         return try state.withLock { state throws(DatabaseError) -> UInt64 in
             try Self.checkRead(path, query: query, auth: auth, state: state, now: now)
-            let node = state.root.node(at: path)
-            let view = query.loadsAllData ? node : query.window(of: node)
+            let view = query.window(of: state.root.node(at: path))
             let id = state.nextListenerID
             state.nextListenerID += 1
             state.listens.add(

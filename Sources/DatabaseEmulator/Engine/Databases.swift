@@ -40,18 +40,14 @@ final class Databases: Sendable {
             } catch {
                 throw DatabaseRulesFileError(path: files.paths[index], message: error.message)
             }
-            for namespace in rulesFiles[index].namespaces { database(namespace, refresh: false).setRules(rules) }
+            for namespace in rulesFiles[index].namespaces { database(namespace).setRules(rules) }
         }
     }
 
-    /// The database named `namespace` (created empty on first use).
+    /// The database named `namespace` (created empty on first use). Rules files are looked at by the
+    /// edges (`reloadChangedRules()` per request and per wire message), not here.
     func database(_ namespace: String) -> Database {
-        database(namespace, refresh: true)
-    }
-
-    private func database(_ namespace: String, refresh: Bool) -> Database {
-        if refresh { reloadChangedRules() }
-        return databases.withLock { databases in
+        databases.withLock { databases in
             if let database = databases[namespace] { return database }
             let database = Database(name: namespace, rules: .open, clock: clock)
             databases[namespace] = database
@@ -77,7 +73,7 @@ final class Databases: Sendable {
         for (index, text) in texts.enumerated() {
             do {
                 let rules = try DatabaseRuleSet(source: text)
-                for namespace in watched.namespaces[index] { database(namespace, refresh: false).setRules(rules) }
+                for namespace in watched.namespaces[index] { database(namespace).setRules(rules) }
                 logger.info("database: rules reloaded from \(watched.files.paths[index])")
             } catch {
                 logger.warning("database: \(watched.files.paths[index]): \(error.message); the rules in force stay")

@@ -55,16 +55,10 @@ extension DatabaseQuery {
         static func compare(_ a: Entry, _ b: Entry) -> Int {
             let order = IndexedValue.compare(a.value, b.value)
             if order != 0 { return order }
-            switch (a.integerKey, b.integerKey) {
-            case let (x?, y?):
-                if x != y { return x < y ? -1 : 1 }
-                let (left, right) = (a.key.utf16.count, b.key.utf16.count)
-                return left < right ? -1 : (left > right ? 1 : 0)
-            case (.some, nil): return -1
-            case (nil, .some): return 1
-            case (nil, nil):
-                if a.bytesSortAsUTF16 && b.bytesSortAsUTF16, let order = compareBytes(a.key, b.key) { return order }
-                return KeyOrder.compareUTF16(a.key, b.key)
+            let bytes = a.bytesSortAsUTF16 && b.bytesSortAsUTF16
+            return KeyOrder.compare(a.key, integer: a.integerKey, b.key, integer: b.integerKey) { left, right in
+                if bytes, let order = compareBytes(left, right) { return order }
+                return KeyOrder.compareUTF16(left, right)
             }
         }
 
