@@ -21,9 +21,11 @@ let package = Package(
         .library(name: "DatabaseEmulator", targets: ["DatabaseEmulator"]),
         .library(name: "EmulatorCore", targets: ["EmulatorCore"]),
         .library(name: "SecurityRules", targets: ["SecurityRules"]),
+        .library(name: "HearthTesting", targets: ["HearthTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -177,6 +179,28 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // For Swift users' tests: the suite in process or attached, the rules-unit-testing API, and small real
+        // clients (Firestore over gRPC, Storage v0 REST, Realtime Database wire protocol, Auth REST).
+        .target(
+            name: "HearthTesting",
+            dependencies: [
+                "Suite",
+                "DatabaseTree",
+                "EmulatorCore",
+                "FirestoreWire",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "hearth",
             dependencies: [
@@ -287,6 +311,22 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HearthTestingTests",
+            dependencies: [
+                "HearthTesting", "EmulatorCore", "FirestoreWire", "Suite",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The chat app's scenarios and rules unit tests, written with HearthTesting: in process by default,
+        // against a running suite when the emulator variables are set (`hearth exec -- swift test ...`).
+        .testTarget(
+            name: "ChatAppTests",
+            dependencies: ["HearthTesting", "EmulatorCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
