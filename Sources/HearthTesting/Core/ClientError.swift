@@ -1,27 +1,12 @@
-/// A request an emulator refused, as a test client reports it: the canonical code, the HTTP or gRPC status
-/// that carried it, and the server's message.
+import EmulatorCore
+
+/// A request an emulator refused, as a test client reports it: Google's canonical code, the HTTP status or
+/// gRPC code number that carried it, and the server's message.
 public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What kind of refusal it was, in Google's canonical codes.
-    public enum Code: String, Sendable, Hashable {
-        /// The rules refused the request (`PERMISSION_DENIED`, `permission_denied`, HTTP 403).
-        case permissionDenied = "PERMISSION_DENIED"
-        /// The request needed a signed-in user (HTTP 401).
-        case unauthenticated = "UNAUTHENTICATED"
-        /// The document, object or user does not exist (HTTP 404).
-        case notFound = "NOT_FOUND"
-        /// It already exists (HTTP 409).
-        case alreadyExists = "ALREADY_EXISTS"
-        /// The request is malformed (HTTP 400).
-        case invalidArgument = "INVALID_ARGUMENT"
-        /// A precondition failed: a stale ETag or update time, a missing index (HTTP 412 / 400).
-        case failedPrecondition = "FAILED_PRECONDITION"
-        /// A transaction lost to a concurrent write; it may be retried (HTTP 409).
-        case aborted = "ABORTED"
-        /// The server could not be reached or went away.
-        case unavailable = "UNAVAILABLE"
-        /// Anything else.
-        case unknown = "UNKNOWN"
-    }
+    /// The canonical codes: `.permissionDenied` for a rules refusal (Firestore's `PERMISSION_DENIED`, a
+    /// Storage 403, the Realtime Database's `permission_denied`), `.unavailable` when the emulator cannot
+    /// be reached or the connection is gone, and so on.
+    public typealias Code = GoogleStatus
 
     /// The canonical code.
     public var code: Code
@@ -37,17 +22,16 @@ public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
-    /// The canonical code for an HTTP status, as Google's APIs map them.
-    public static func code(httpStatus: Int) -> Code {
+    /// The canonical code for an HTTP status, as Google's APIs map them (409 is `ALREADY_EXISTS` unless the
+    /// body says `ABORTED`).
+    static func code(httpStatus: Int) -> Code {
         switch httpStatus {
         case 400: return .invalidArgument
-        case 401: return .unauthenticated
-        case 403: return .permissionDenied
-        case 404: return .notFound
-        case 409: return .alreadyExists
         case 412: return .failedPrecondition
-        case 502, 503, 504: return .unavailable
-        default: return .unknown
+        case 416: return .outOfRange
+        case 409: return .alreadyExists
+        case 500: return .internal
+        default: return Code.allCases.first { $0 != .ok && $0.httpStatus == httpStatus } ?? .unknown
         }
     }
 
