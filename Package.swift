@@ -185,8 +185,10 @@ let package = Package(
             name: "HearthTesting",
             dependencies: [
                 "Suite",
+                "DatabaseEmulator",
                 "DatabaseTree",
                 "EmulatorCore",
+                "FirestoreEmulator",
                 "FirestoreWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
@@ -226,6 +228,13 @@ let package = Package(
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
             ],
             path: "Benchmarks/ListenBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        // Prints the chat app's scenario figures through HearthTesting: `swift run -c release ChatBenchmark`.
+        .executableTarget(
+            name: "ChatBenchmark",
+            dependencies: ["HearthTesting"],
+            path: "Benchmarks/ChatBenchmark",
             swiftSettings: swiftSettings
         ),
         // Prints rules decisions per second: `swift run -c release RulesBenchmark`.

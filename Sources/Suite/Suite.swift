@@ -16,6 +16,7 @@ public final class Suite: Sendable {
     /// The config the suite runs with.
     public let config: SuiteConfig
     private let logger: Logger
+    private let writesLocatorFile: Bool
     private let state = Mutex<[RunningEmulator]>([])
     private let started = Mutex<[EmulatorName: any EmulatorLifecycle]>([:])
 
@@ -29,14 +30,16 @@ public final class Suite: Sendable {
     public let database: DatabaseEmulator?
 
     /// Creates a suite for `config`; nothing listens until `start()`. `notify` receives messages for the
-    /// developer, such as the email links and SMS codes the Auth emulator does not send. Throws if a rules
-    /// file cannot be read or does not compile.
+    /// developer, such as the email links and SMS codes the Auth emulator does not send. With
+    /// `locatorFile` false the hub does not write `locatorPath` (a suite inside a test process is not for
+    /// other tools to find). Throws if a rules file cannot be read or does not compile.
     public init(
-        config: SuiteConfig, logger: Logger = Logger(label: "hearth"),
+        config: SuiteConfig, logger: Logger = Logger(label: "hearth"), locatorFile: Bool = true,
         notify: @escaping @Sendable (String) -> Void = { _ in }
     ) throws {
         self.config = config
         self.logger = logger
+        writesLocatorFile = locatorFile
         if config.emulators[.auth] != nil {
             let address = config.address(of: .auth)
             auth = AuthEmulator(
@@ -135,7 +138,7 @@ public final class Suite: Sendable {
         } catch {
             throw SuiteStartError(emulator: .hub, cause: error)
         }
-        writeLocatorFile()
+        if writesLocatorFile { writeLocatorFile() }
     }
 
     private func record(_ emulator: RunningEmulator) {
@@ -155,7 +158,7 @@ public final class Suite: Sendable {
             for emulator in toStop { group.addTask { await emulator.stop() } }
         }
         state.withLock { $0 = [] }
-        try? FileManager.default.removeItem(atPath: locatorPath)
+        if writesLocatorFile { try? FileManager.default.removeItem(atPath: locatorPath) }
     }
 
     /// `$TMPDIR/hub-<projectId>.json`, as firebase-tools writes it for other tools to find the hub.

@@ -56,6 +56,11 @@ import Testing
             try await assertSucceeds { try await chat.document(chat.conversationPath, as: chat.bob).getDocument() }
             try await assertFails { try await chat.document(chat.conversationPath, as: chat.carol).getDocument() }
             try await assertFails { try await chat.document(chat.conversationPath, as: chat.nobody).getDocument() }
+            let missing = try await assertSucceeds {
+                try await chat.document("conversations/\(ChatApp.uid("none"))", as: chat.carol).getDocument()
+            }
+            #expect(!missing.exists)
+            try await assertFails { try await chat.document("conversations/none", as: chat.nobody).getDocument() }
 
             let mine = try chat.carol.firestore().collection("conversations").document()
             try await assertFails { try await mine.setData(["participantIds": [.string(chat.ids.alice), .string(chat.ids.bob)]]) }
@@ -104,6 +109,9 @@ import Testing
             }
             try await assertFails {
                 try await chat.nobody.firestore().collection(messages).addDocument(data: ["text": "anonymous"])
+            }
+            try await assertFails {
+                try await chat.bob.firestore().collection(messages).addDocument(data: ["text": "no sender"])
             }
         }
     }

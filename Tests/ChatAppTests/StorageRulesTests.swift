@@ -20,7 +20,7 @@ import Testing
         }
     }
 
-    @Test func documentsArePDFsOfAtMostTenMebibytesByParticipants() async throws {
+    @Test func documentsArePDFsOfAtMostTenMebibytesUploadedAndDeletedByParticipants() async throws {
         try await Self.run { environment, ids, conversation in
             let path = ChatApp.documentPath(conversation: conversation, message: "m1")
             let alice = try environment.authenticatedContext(ids.alice).storage().reference(path)
@@ -32,7 +32,10 @@ import Testing
             try await assertFails { try await alice.putData(ChatApp.pdf(size: (10 << 20) + 1), metadata: Self.pdf) }
             try await assertFails { try await carol.putData(ChatApp.pdf(size: 4096), metadata: Self.pdf) }
             try await assertFails { try await nobody.putData(ChatApp.pdf(size: 4096), metadata: Self.pdf) }
-            try await assertFails { try await alice.delete() }
+            try await assertSucceeds { try await alice.putData(ChatApp.pdf(size: 10 << 20), metadata: Self.pdf) }
+            try await assertFails { try await carol.delete() }
+            try await assertFails { try await nobody.delete() }
+            try await assertSucceeds { try await environment.authenticatedContext(ids.bob).storage().reference(path).delete() }
         }
     }
 
@@ -49,7 +52,7 @@ import Testing
         }
     }
 
-    @Test func imagesAreUnderTwoMebibytesByParticipants() async throws {
+    @Test func imagesAreUnderTwoMebibytesUploadedAndDeletedByParticipants() async throws {
         try await Self.run { environment, ids, conversation in
             let path = "images/\(conversation)/m1/photo.png"
             let alice = try environment.authenticatedContext(ids.alice).storage().reference(path)
@@ -60,10 +63,12 @@ import Testing
             }
             try await assertSucceeds { try await environment.authenticatedContext(ids.bob).storage().reference(path).metadata() }
             try await assertFails { try await environment.authenticatedContext(ids.carol).storage().reference(path).metadata() }
+            try await assertFails { try await environment.authenticatedContext(ids.carol).storage().reference(path).delete() }
+            try await assertSucceeds { try await environment.authenticatedContext(ids.bob).storage().reference(path).delete() }
         }
     }
 
-    @Test func profilePicturesAreImagesTheirUserWrites() async throws {
+    @Test func profilePicturesAreImagesTheirUserUploadsAndDeletes() async throws {
         try await Self.run { environment, ids, _ in
             let path = "profile_pictures/\(ids.alice)/avatar.png"
             let alice = try environment.authenticatedContext(ids.alice).storage().reference(path)
@@ -75,6 +80,8 @@ import Testing
             }
             try await assertSucceeds { try await environment.authenticatedContext(ids.carol).storage().reference(path).data() }
             try await assertFails { try await environment.unauthenticatedContext().storage().reference(path).data() }
+            try await assertFails { try await environment.authenticatedContext(ids.bob).storage().reference(path).delete() }
+            try await assertSucceeds { try await alice.delete() }
         }
     }
 

@@ -5,7 +5,7 @@ import Suite
 import Testing
 
 /// `AuthClient` against a real Auth emulator on free ports, each test with its own suite.
-@Suite struct AuthClientTests {
+@Suite(.timeLimit(.minutes(1))) struct AuthClientTests {
     @Test func signUpThenSignIn() async throws {
         try await withAuth { auth in
             let created = try await auth.signUp(email: "ada@example.com", password: "secret12")

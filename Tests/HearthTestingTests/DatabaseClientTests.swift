@@ -294,7 +294,68 @@ import Testing
         }
     }
 
+    @Test func aDroppedClientClosesItsConnectionUnlessAStreamKeepsIt() async throws {
+        try await withDatabase { address in
+            let watcher = try await Self.connect(address, as: .admin)
+            try await Self.goOnlineThenDrop(address)
+            let presence = watcher.reference("presence/a")
+            let offline = try await Self.within(.seconds(5)) {
+                for try await snapshot in presence.snapshots() where snapshot.value == "offline" { return true }
+                return false
+            }
+            #expect(offline)
+
+            var kept = try await Self.snapshotsOfADroppedClient(address, at: "kept").makeAsyncIterator()
+            #expect(try await kept.next()?.exists == false)
+            try await watcher.reference("kept").setValue(1)
+            #expect(try await kept.next()?.value == 1)
+            await watcher.disconnect()
+        }
+    }
+
     // MARK: - Support
+
+    /// Connects, goes online at `presence/a` (`offline` on disconnect) and drops the client.
+    static func goOnlineThenDrop(_ address: EmulatorAddress) async throws {
+        let client = try await connect(address, as: .admin)
+        try await client.reference("presence/a").setValue("online")
+        try await client.reference("presence/a").onDisconnectSetValue("offline")
+    }
+
+    /// The snapshots of `path` from a client nobody else keeps.
+    static func snapshotsOfADroppedClient(
+        _ address: EmulatorAddress, at path: String
+    ) async throws -> AsyncThrowingStream<DataSnapshot, any Error> {
+        try await connect(address, as: .admin).reference(path).snapshots()
+    }
+
+    /// What `body` returns, or `TimedOut` once `limit` passed: then the body is cancelled and left running,
+    /// so that a wait deaf to cancellation fails the test instead of hanging it.
+    static func within<T: Sendable>(
+        _ limit: Duration, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let (results, continuation) = AsyncStream.makeStream(of: Result<T, any Error>.self)
+        let work = Task {
+            do {
+                continuation.yield(.success(try await body()))
+            } catch {
+                continuation.yield(.failure(error))
+            }
+        }
+        let timer = Task {
+            try await Task.sleep(for: limit)
+            continuation.yield(.failure(TimedOut()))
+        }
+        defer {
+            work.cancel()
+            timer.cancel()
+        }
+        for await result in results { return try result.get() }
+        throw TimedOut()
+    }
+
+    /// A wait that took too long.
+    struct TimedOut: Error {}
 
     /// Connects to the test's database.
     static func connect(_ address: EmulatorAddress, as identity: ClientIdentity) async throws -> DatabaseClient {

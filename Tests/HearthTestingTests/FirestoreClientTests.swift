@@ -1,16 +1,11 @@
 import EmulatorCore
-import FirestoreWire
 import Foundation
 @testable import HearthTesting
-import NIOHTTP1
-import Suite
-import SwiftProtobuf
-import Synchronization
 import Testing
 
 /// `FirestoreClient` over gRPC against a real Firestore emulator on free ports, each test with its own suite
-/// (rules are the emulator's state); the write encoding and the listen state machine alone, without I/O.
-@Suite struct FirestoreClientTests {
+/// (rules are the emulator's state); the parts without I/O are in `FirestoreClientTests+WithoutIO.swift`.
+@Suite(.timeLimit(.minutes(1))) struct FirestoreClientTests {
     static let projectID = "demo-firestore-client"
     static let alice = ClientIdentity.user("alice", projectID: projectID)
     static let eve = ClientIdentity.user("eve", projectID: projectID)
@@ -173,7 +168,7 @@ import Testing
             let returned = try await client.runTransaction { transaction in
                 #expect(try await transaction.getDocument(document).exists == false)
                 try transaction.setData(["name": "r"], forDocument: document)
-                transaction.deleteDocument(client.document("rooms/other"))
+                try transaction.deleteDocument(client.document("rooms/other"))
                 return "done"
             }
             #expect(returned == "done")
@@ -188,7 +183,68 @@ import Testing
         }
     }
 
+    @MainActor @Test func abortedAttemptsAreRetriedOnTheCallersActor() async throws {
+        try await withFirestore { firestore in
+            let client = try firestore.client(.admin)
+            let document = client.document("rooms/retried")
+            // State of the main actor that the body changes: the body is neither @Sendable nor sent away.
+            var attempts = 0
+            let returned = try await client.runTransaction { transaction in
+                MainActor.preconditionIsolated()
+                attempts += 1
+                try transaction.setData(["attempt": .integer(Int64(attempts))], forDocument: document)
+                if attempts < 3 { throw ClientError(.aborted, message: "Contention: try again.") }
+                return attempts
+            }
+            #expect(returned == 3 && attempts == 3)
+            #expect(try await document.getDocument()["attempt"] == 3)
+
+            attempts = 0
+            let exhausted = await #expect(throws: ClientError.self) {
+                try await client.runTransaction { _ in
+                    attempts += 1
+                    throw ClientError(.aborted, message: "Contention: try again.")
+                }
+            }
+            #expect(exhausted?.code == .aborted && attempts == FirestoreClient.transactionAttempts)
+
+            attempts = 0
+            let invalid = await #expect(throws: ClientError.self) {
+                try await client.runTransaction { transaction in
+                    attempts += 1
+                    return try await transaction.getDocument(client.document("rooms"))
+                }
+            }
+            #expect(invalid?.code == .invalidArgument && attempts == 1)
+            #expect(try await document.getDocument()["attempt"] == 3)
+        }
+    }
+
     // MARK: Listeners
+
+    @Test func listenersOrderResultsAsTheServerDoes() async throws {
+        try await withFirestore { firestore in
+            let values = try firestore.client(.admin).collection("values")
+            func vector(_ elements: [Double]) -> FirestoreValue {
+                ["__type__": "__vector__", "value": .array(elements.map(FirestoreValue.double))]
+            }
+            // Names in another order than values: 2^53 + 1 is above the double 2^53 (equal as doubles); vectors
+            // sort by length first, after numbers and before maps; NaN before every number.
+            let data: [(String, FirestoreValue)] = [
+                ("a", .integer(9_007_199_254_740_993)), ("b", .double(9_007_199_254_740_992)), ("c", vector([9, 9])),
+                ("d", vector([1, 1, 1])), ("e", .double(.nan)), ("f", ["a": 1]),
+            ]
+            for (id, x) in data { try await values.document(id).setData(["x": x]) }
+            let query = values.order(by: "x")
+            let expected = ["e", "b", "a", "c", "d", "f"]
+            #expect(try await query.getDocuments().documents.map(\.id) == expected)
+            var snapshots = query.snapshots().makeAsyncIterator()
+            #expect(try await snapshots.next()?.documents.map(\.id) == expected)
+            let descending = values.order(by: "x", descending: true).snapshots()
+            var reversed = descending.makeAsyncIterator()
+            #expect(try await reversed.next()?.documents.map(\.id) == expected.reversed())
+        }
+    }
 
     @Test func aQueryListenerSeesAddsChangesAndRemovals() async throws {
         try await withFirestore { firestore in
@@ -267,6 +323,41 @@ import Testing
         }
     }
 
+    @Test func badPathsFailTheirFirstOperation() async throws {
+        // Unreachable: an operation that got as far as a request would fail as unavailable instead.
+        let client = try FirestoreClient(
+            address: EmulatorAddress(host: "127.0.0.1", port: 1), projectID: Self.projectID, identity: .admin)
+        let collectionAsDocument = client.document("/conversations/")
+        #expect(collectionAsDocument.path == "conversations")
+        let documents = [collectionAsDocument, client.document(""), client.collection("rooms").document("")]
+        for document in documents {
+            let get = await #expect(throws: ClientError.self) { try await document.getDocument() }
+            #expect(get?.code == .invalidArgument)
+            await #expect(throws: ClientError.self) { try await document.setData(["n": 1]) }
+            await #expect(throws: ClientError.self) { try await document.updateData(["n": 1]) }
+            await #expect(throws: ClientError.self) { try await document.delete() }
+            let listen = await #expect(throws: ClientError.self) { for try await _ in document.snapshots() {} }
+            #expect(listen?.code == .invalidArgument)
+        }
+        let error = await #expect(throws: ClientError.self) { try await collectionAsDocument.getDocument() }
+        #expect(
+            error?.message
+                == "Invalid document path \"conversations\": a document path needs an even number of segments, this one has 1."
+        )
+        let documentAsCollection = client.collection("conversations/c1")
+        for collection in [documentAsCollection, client.collection(""), collectionAsDocument.collection("messages")] {
+            let query = await #expect(throws: ClientError.self) { try await collection.getDocuments() }
+            #expect(query?.code == .invalidArgument)
+            await #expect(throws: ClientError.self) { try await collection.order(by: "t").limit(to: 1).getDocuments() }
+            await #expect(throws: ClientError.self) { try await collection.addDocument(data: ["n": 1]) }
+            let listen = await #expect(throws: ClientError.self) { for try await _ in collection.snapshots() {} }
+            #expect(listen?.code == .invalidArgument)
+        }
+        // The builders never fail: a document under a bad collection path has an odd path itself.
+        await #expect(throws: ClientError.self) { try await documentAsCollection.document("m1").getDocument() }
+        await client.close()
+    }
+
     @Test func anUnreachableEmulatorIsUnavailableAndCloseIsIdempotent() async throws {
         let nowhere = EmulatorAddress(host: "127.0.0.1", port: 1)
         let client = try FirestoreClient(address: nowhere, projectID: Self.projectID, identity: .admin)
@@ -279,119 +370,5 @@ import Testing
 
         let unused = try FirestoreClient(address: nowhere, projectID: Self.projectID, identity: .admin)
         await unused.close()
-    }
-
-    // MARK: Without I/O
-
-    @Test func writesAreEncodedAsTheSDKsSendThem() throws {
-        let root = "projects/p/databases/(default)/documents"
-        let merge = try WriteData(
-            setting: ["a": ["b": 1, "at": .serverTimestamp, "gone": .delete], "odd-key": [:], "n": .increment(1)],
-            merge: true, root: root
-        ).write(to: root + "/c/d")
-        #expect(merge.update.name == root + "/c/d" && !merge.hasCurrentDocument)
-        #expect(merge.updateMask.fieldPaths == ["`odd-key`", "a.b", "a.gone"])
-        #expect(merge.updateTransforms.map(\.fieldPath) == ["a.at", "n"])
-        #expect(merge.update.fields["a"]?.mapValue.fields.keys.sorted() == ["b"])
-
-        let update = try WriteData(
-            updating: ["x.y": 1, "gone": .delete, "at": .serverTimestamp, "ref": .reference("u/a")], root: root
-        ).write(to: root + "/c/d", exists: true)
-        #expect(update.updateMask.fieldPaths == ["gone", "ref", "x.y"] && update.currentDocument.exists)
-        #expect(update.update.fields["x"]?.mapValue.fields["y"]?.integerValue == 1)
-        #expect(update.update.fields["ref"]?.referenceValue == root + "/u/a")
-        #expect(update.updateTransforms.map(\.fieldPath) == ["at"])
-
-        let set = try WriteData(setting: ["m": ["at": .serverTimestamp]], merge: false, root: root).write(to: root + "/c/d")
-        #expect(!set.hasUpdateMask && set.update.fields["m"]?.mapValue.fields.isEmpty == true)
-        #expect(throws: ClientError.self) { try WriteData(updating: ["m": ["x": .delete]], root: root) }
-        #expect(throws: ClientError.self) { try WriteData(setting: ["a": [.serverTimestamp]], merge: false, root: root) }
-    }
-
-    @Test func theListenStateFollowsTheWatchProtocol() {
-        let root = "projects/p/databases/(default)/documents"
-        var state = ListenState(root: root) { $0.path < $1.path }
-        typealias Response = Google_Firestore_V1_ListenResponse
-        func document(_ id: String, targets: [Int32] = [ListenState.targetID]) -> Response {
-            .with { $0.documentChange.document.name = root + "/c/" + id; $0.documentChange.targetIds = targets }
-        }
-        func target(_ kind: Google_Firestore_V1_TargetChange.TargetChangeType, _ ids: [Int32] = [1]) -> Response {
-            .with { $0.targetChange.targetChangeType = kind; $0.targetChange.targetIds = ids }
-        }
-        let global = Response.with { $0.targetChange.readTime.seconds = 7 }
-
-        #expect(state.receive(target(.add)) == .wait)
-        #expect(state.receive(document("a")) == .wait)
-        #expect(state.receive(document("x", targets: [9])) == .wait)
-        // No snapshot before the target is CURRENT.
-        #expect(state.receive(global) == .wait)
-        #expect(state.receive(target(.current)) == .wait)
-        guard case .emit(let first) = state.receive(global) else { Issue.record("no first snapshot"); return }
-        #expect(first.documents.map(\.id) == ["a"] && first.readTime == Timestamp(seconds: 7, nanoseconds: 0))
-        // Nothing changed: no snapshot.
-        #expect(state.receive(global) == .wait)
-        #expect(state.receive(document("b")) == .wait)
-        let deleted = Response.with { $0.documentDelete.document = root + "/c/a"; $0.documentDelete.removedTargetIds = [1] }
-        #expect(state.receive(deleted) == .wait)
-        guard case .emit(let second) = state.receive(global) else { Issue.record("no second snapshot"); return }
-        #expect(second.documentChanges.map(\.kind) == [.removed, .added] && second.documents.map(\.id) == ["b"])
-        // RESET drops the documents until the server sends them again.
-        #expect(state.receive(target(.reset)) == .wait)
-        #expect(state.receive(global) == .wait)
-        #expect(state.receive(target(.remove, [9])) == .wait)
-        var denied = target(.remove)
-        denied.targetChange.cause = .with { $0.code = 7; $0.message = "Missing or insufficient permissions." }
-        let refusal = ClientError(.permissionDenied, status: 7, message: denied.targetChange.cause.message)
-        #expect(state.receive(denied) == .fail(refusal))
-        #expect(state.receive(target(.remove)) == .finish)
-    }
-}
-
-// MARK: - Harness
-
-extension FirestoreClientTests {
-    /// A started suite with only the Firestore emulator, and the clients a test made (closed at the end).
-    final class Harness: Sendable {
-        let address: EmulatorAddress
-        private let clients = Mutex<[FirestoreClient]>([])
-
-        init(address: EmulatorAddress) { self.address = address }
-
-        /// A client speaking for `identity`.
-        func client(_ identity: ClientIdentity) throws -> FirestoreClient {
-            let client = try FirestoreClient(
-                address: address, projectID: FirestoreClientTests.projectID, identity: identity)
-            clients.withLock { $0.append(client) }
-            return client
-        }
-
-        func closeAll() async {
-            for client in clients.withLock({ $0 }) { await client.close() }
-        }
-    }
-
-    /// Runs `body` against a Firestore emulator of its own (free port), with `rules` loaded if given.
-    func withFirestore(rules: String? = nil, _ body: (Harness) async throws -> Void) async throws {
-        var config = SuiteConfig(projectID: Self.projectID)
-        try config.apply(only: ["firestore"], project: nil, host: nil, ports: ["firestore=0", "hub=0"])
-        let suite = try Suite(config: config)
-        try await suite.start()
-        let port = try #require(suite.emulator(.firestore)).port
-        let harness = Harness(address: EmulatorAddress(host: "127.0.0.1", port: port))
-        var failure: (any Error)?
-        do {
-            if let rules {
-                _ = try await HTTPExchange.send(
-                    .PUT, "\(harness.address.baseURL)/emulator/v1/projects/\(Self.projectID):securityRules",
-                    json: ["rules": ["files": [["name": "firestore.rules", "content": .string(rules)]]]]
-                ).checked()
-            }
-            try await body(harness)
-        } catch {
-            failure = error
-        }
-        await harness.closeAll()
-        await suite.stop()
-        if let failure { throw failure }
     }
 }

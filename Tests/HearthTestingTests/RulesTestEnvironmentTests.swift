@@ -34,6 +34,8 @@ import Testing
         #expect(jwt.payload["iss"] == "https://securetoken.google.com/demo-p")
         #expect(jwt.payload["admin"] == true)
         #expect(jwt.payload["email"] == "a@example.com")
+        let overridden = try #require(ClientIdentity.user("alice", projectID: "demo-p", claims: ["sub": "mallory"]).token)
+        #expect(UnsignedJWT(decoding: overridden)?.payload["sub"] == "alice")
         #expect(identity.authorization(scheme: "Firebase") == "Firebase \(token)")
         #expect(ClientIdentity.admin.authorization() == "Bearer owner")
         #expect(ClientIdentity.unauthenticated.authorization() == nil)
@@ -59,13 +61,15 @@ import Testing
 
     @Test func attachingThroughTheHubFindsEveryEmulator() async throws {
         let started = try await HearthEmulators.start(projectID: "demo-hub")
-        let hub = try #require(started.hub)
-        let attached = try #require(
-            try await HearthEmulators.attach(environment: ["FIREBASE_EMULATOR_HUB": hub.description, "GCLOUD_PROJECT": "demo-hub"]))
-        #expect(attached.firestore == started.firestore)
-        #expect(attached.auth == started.auth)
-        #expect(attached.storage == started.storage)
-        #expect(attached.database == started.database)
+        await #expect(throws: Never.self) {
+            let hub = try #require(started.hub)
+            let attached = try #require(
+                try await HearthEmulators.attach(environment: ["FIREBASE_EMULATOR_HUB": hub.description, "GCLOUD_PROJECT": "demo-hub"]))
+            #expect(attached.firestore == started.firestore)
+            #expect(attached.auth == started.auth)
+            #expect(attached.storage == started.storage)
+            #expect(attached.database == started.database)
+        }
         await started.stop()
     }
 
@@ -84,37 +88,46 @@ import Testing
             _ = try await RulesTestEnvironment(storageRules: "service firebase.storage { match /b/{b}/o { allow read: if; } }", emulators: emulators)
         }
         #expect(storage?.code == .invalidArgument)
+        #expect(storage?.message.contains("1:") == true)
         await emulators.stop()
     }
 
     @Test func rulesDisabledWritesWhatTheRulesRefuseAndClearingRemovesIt() async throws {
         let closed = "rules_version = '2';\nservice cloud.firestore { match /databases/{d}/documents { match /{doc=**} { allow read, write: if false; } } }"
-        let environment = try await RulesTestEnvironment(
+        var kept: (RulesTestEnvironment, RulesTestContext)?
+        try await withRulesTestEnvironment(
             projectID: "demo-clear", firestoreRules: closed,
             storageRules: "rules_version = '2';\nservice firebase.storage { match /b/{b}/o { match /{all=**} { allow read, write: if false; } } }",
-            databaseRules: #"{"rules": {".read": false, ".write": false}}"#)
-        let alice = environment.authenticatedContext("alice")
-        try await assertFails { try await alice.firestore().document("notes/n1").setData(["text": "hi"]) }
-        try await environment.withSecurityRulesDisabled { admin in
-            try await admin.firestore().document("notes/n1").setData(["text": "hi"])
-            _ = try await admin.storage().reference("notes/a/n1.txt").putData(Data("hi".utf8))
-            _ = try await admin.storage().reference("notes/b/c/n2.txt").putData(Data("hi".utf8))
-            try await admin.database().reference("notes/n1").setValue("hi")
-        }
-        try await assertFails { try await alice.firestore().document("notes/n1").getDocument() }
+            databaseRules: #"{"rules": {".read": false, ".write": false}}"#
+        ) { environment in
+            let alice = environment.authenticatedContext("alice")
+            kept = (environment, alice)
+            try await assertFails { try await alice.firestore().document("notes/n1").setData(["text": "hi"]) }
+            try await environment.withSecurityRulesDisabled { admin in
+                try await admin.firestore().document("notes/n1").setData(["text": "hi"])
+                _ = try await admin.storage().reference("notes/a/n1.txt").putData(Data("hi".utf8))
+                _ = try await admin.storage().reference("notes/b/c/n2.txt").putData(Data("hi".utf8))
+                try await admin.database().reference("notes/n1").setValue("hi")
+            }
+            try await assertFails { try await alice.firestore().document("notes/n1").getDocument() }
 
-        try await environment.clearFirestore()
-        try await environment.clearStorage()
-        try await environment.clearDatabase()
-        try await environment.withSecurityRulesDisabled { admin in
-            #expect(try await !admin.firestore().document("notes/n1").getDocument().exists)
-            let listing = try await admin.storage().reference().listAll()
-            #expect(listing.items.isEmpty && listing.prefixes.isEmpty)
-            #expect(try await !admin.database().reference("notes").getData().exists)
+            try await environment.clearFirestore()
+            try await environment.clearStorage()
+            try await environment.clearDatabase()
+            try await environment.withSecurityRulesDisabled { admin in
+                #expect(try await !admin.firestore().document("notes/n1").getDocument().exists)
+                let listing = try await admin.storage().reference().listAll()
+                #expect(listing.items.isEmpty && listing.prefixes.isEmpty)
+                #expect(try await !admin.database().reference("notes").getData().exists)
+            }
+            #expect(environment.emulators.isInProcess)
         }
-        await environment.cleanup()
-        #expect(environment.emulators.isInProcess)
-        await #expect(throws: ClientError.self) { try await alice.firestore().document("notes/n1").getDocument() }
+        let (environment, alice) = try #require(kept)
+        let closedError = await #expect(throws: ClientError.self) { try await alice.firestore().document("notes/n1").getDocument() }
+        #expect(closedError?.code == .failedPrecondition)
+        #expect(throws: ClientError.self) { try environment.authenticatedContext("bob").storage() }
+        await #expect(throws: ClientError.self) { try await environment.unauthenticatedContext().database() }
+        await #expect(throws: ClientError.self) { try await environment.withSecurityRulesDisabled { try $0.firestore() } }
     }
 
     @Test func assertionsPassOnlyForWhatTheyExpect() async throws {

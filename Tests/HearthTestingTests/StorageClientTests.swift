@@ -94,6 +94,17 @@ import Testing
         }
     }
 
+    @Test func aChunkSizeThatIsNotPositiveIsAnInvalidArgument() async throws {
+        // Unreachable: an upload that got as far as a request would fail as unavailable instead.
+        let ref = Self.client(EmulatorAddress(host: "127.0.0.1", port: 1)).reference("uploads/x.bin")
+        for chunkSize in [0, -1] {
+            let error = await #expect(throws: ClientError.self) {
+                try await ref.putDataResumable(Data([1]), chunkSize: chunkSize)
+            }
+            #expect(error?.code == .invalidArgument)
+        }
+    }
+
     @Test func metadataIsReadAndUpdated() async throws {
         try await withStorage(rules: Self.signedInRules) { address in
             let ref = Self.client(address).reference("m/doc.txt")

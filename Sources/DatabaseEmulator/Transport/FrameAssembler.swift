@@ -1,20 +1,20 @@
-/// Reassembles the wire protocol's messages from WebSocket text frames: a frame holding only a small
-/// number announces that many frames to concatenate; `0` alone is the client's keepalive; anything else is
-/// a whole message.
-struct FrameAssembler: Sendable {
+/// The wire protocol's own framing on top of WebSocket text frames, for both ends (the emulator's endpoint
+/// and HearthTesting's client): a frame holding only a small number announces that many frames to
+/// concatenate; `0` alone is the client's keepalive; anything else is a whole message.
+package struct FrameAssembler: Sendable {
     /// The largest message accepted, in UTF-8 bytes; larger ones fail the connection.
-    let limit: Int
+    package let limit: Int
     private var expected = 0
     private var parts: [String] = []
     private var size = 0
 
     /// An assembler refusing messages over `limit` bytes.
-    init(limit: Int) {
+    package init(limit: Int) {
         self.limit = limit
     }
 
     /// What a frame means.
-    enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         /// A whole message.
         case message(String)
         /// Part of a message, or a keepalive: nothing to do yet.
@@ -24,7 +24,7 @@ struct FrameAssembler: Sendable {
     }
 
     /// Takes one frame.
-    mutating func receive(_ frame: String) -> Outcome {
+    package mutating func receive(_ frame: String) -> Outcome {
         if expected == 0 {
             if frame.utf8.count <= 6, let count = Int(frame) {
                 // `0` is the keepalive; a count announces that many frames.
@@ -49,7 +49,7 @@ struct FrameAssembler: Sendable {
     /// Splits an outgoing message into frames of at most `maximum` UTF-16 code units (the SDKs count
     /// JavaScript string length), never inside a Unicode scalar; more than one frame is preceded by their
     /// count.
-    static func frames(of message: String, maximum: Int = 16_384) -> [String] {
+    package static func frames(of message: String, maximum: Int = 16_384) -> [String] {
         if message.utf16.count <= maximum { return [message] }
         var frames: [String] = []
         var current = String.UnicodeScalarView()

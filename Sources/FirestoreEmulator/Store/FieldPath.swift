@@ -2,15 +2,15 @@ import Foundation
 
 /// A field path (`a.b.c`, with backtick-quoted segments for names that are not simple identifiers:
 /// `` `my.field`.x ``), as used in masks, transforms, filters and orders. `__name__` is the document name.
-struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The unquoted segments.
-    var segments: [String]
+    package var segments: [String]
 
     /// The document-name pseudo-field.
-    static let documentName = FieldPath(segments: ["__name__"])
+    package static let documentName = FieldPath(segments: ["__name__"])
 
     /// A path of `segments` (each non-empty).
-    init(segments: [String]) {
+    package init(segments: [String]) {
         self.segments = segments
     }
 
@@ -55,7 +55,7 @@ struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The canonical text: simple identifiers bare, anything else in backticks with `\` escapes.
-    var description: String {
+    package var description: String {
         segments.map(Self.quotedIfNeeded).joined(separator: ".")
     }
 
@@ -74,7 +74,7 @@ struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// Orders segment by segment (UTF-8), shorter first.
-    static func < (lhs: FieldPath, rhs: FieldPath) -> Bool {
+    package static func < (lhs: FieldPath, rhs: FieldPath) -> Bool {
         for (a, b) in zip(lhs.segments, rhs.segments) where a != b {
             return Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
         }

@@ -2,14 +2,14 @@ import Foundation
 
 extension FirestoreValue: Comparable {
     /// Firestore's total order of values (the order of `orderBy` and cursors).
-    static func < (lhs: FirestoreValue, rhs: FirestoreValue) -> Bool {
+    package static func < (lhs: FirestoreValue, rhs: FirestoreValue) -> Bool {
         compare(lhs, rhs) < 0
     }
 
     /// -1, 0 or 1: type order first, then within the type (numbers by value with NaN lowest, strings by
     /// UTF-8 bytes, references segment by segment, arrays element-wise then by length, vectors by length
     /// first, maps key by key).
-    static func compare(_ lhs: FirestoreValue, _ rhs: FirestoreValue) -> Int {
+    package static func compare(_ lhs: FirestoreValue, _ rhs: FirestoreValue) -> Int {
         let leftType = lhs.typeOrder
         let rightType = rhs.typeOrder
         if leftType != rightType { return leftType < rightType ? -1 : 1 }
@@ -76,7 +76,7 @@ extension FirestoreValue: Comparable {
 
     /// References compare segment by segment; within a segment, `__id<n>__` numeric ids come first in
     /// numeric order, then UTF-8 byte order.
-    static func compareReferences(_ a: String, _ b: String) -> Int {
+    package static func compareReferences(_ a: String, _ b: String) -> Int {
         let left = a.split(separator: "/", omittingEmptySubsequences: false)
         let right = b.split(separator: "/", omittingEmptySubsequences: false)
         for (x, y) in zip(left, right) {

@@ -1,6 +1,6 @@
 /// A Firestore field value (`google.firestore.v1.Value`), transport-agnostic: REST JSON and gRPC both map
 /// to it at their edges.
-enum FirestoreValue: Sendable {
+package enum FirestoreValue: Sendable {
     case null
     case boolean(Bool)
     case integer(Int64)
@@ -59,7 +59,7 @@ extension FirestoreValue {
 extension FirestoreValue: Equatable {
     /// Value equality as queries use it: numbers by value across integer/double (NaN never equal here),
     /// containers structurally, maps regardless of key order.
-    static func == (lhs: FirestoreValue, rhs: FirestoreValue) -> Bool {
+    package static func == (lhs: FirestoreValue, rhs: FirestoreValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case (.boolean(let a), .boolean(let b)): return a == b
@@ -90,3 +90,7 @@ extension FirestoreValue: Equatable {
         return fraction > 0 ? -1 : (fraction < 0 ? 1 : 0)
     }
 }
+
+/// The emulator's value under a name other modules can spell next to their own `FirestoreValue` (the
+/// module's name is also its entry type's, so `FirestoreEmulator.FirestoreValue` does not resolve).
+package typealias StoredFirestoreValue = FirestoreValue

@@ -11,7 +11,7 @@ public enum ClientIdentity: Sendable, Hashable {
 
     /// An unsigned ID token for `uid` in `projectID`, shaped like the ones rules-unit-testing makes:
     /// issued at 0, expiring an hour later, signed in with a custom token. `claims` are added to (and may
-    /// override) the standard ones, as custom claims are.
+    /// override) the standard ones, as custom claims are; `sub` and `user_id` are always `uid`.
     public static func user(_ uid: String, projectID: String, claims: [String: JSONValue] = [:]) -> ClientIdentity {
         var payload: [String: JSONValue] = [
             "iss": .string("https://securetoken.google.com/\(projectID)"),
@@ -19,11 +19,11 @@ public enum ClientIdentity: Sendable, Hashable {
             "iat": 0,
             "exp": 3600,
             "auth_time": 0,
-            "sub": .string(uid),
-            "user_id": .string(uid),
             "firebase": ["sign_in_provider": "custom", "identities": [:]],
         ]
         payload.merge(claims) { _, custom in custom }
+        payload["sub"] = .string(uid)
+        payload["user_id"] = .string(uid)
         let header: [String: JSONValue] = ["alg": "none", "kid": "fakekid", "typ": "JWT"]
         return .idToken(UnsignedJWT(payload: payload, header: header).encoded)
     }

@@ -20,12 +20,15 @@ struct HTTPExchange: Sendable {
         var json: JSONValue { (try? JSONValue.parse(body)) ?? .null }
 
         /// A `ClientError` for a response that is not 2xx: Google's `{"error": {"message", "status"}}`, the
-        /// Realtime Database's `{"error": "..."}`, or the bare body.
+        /// Realtime Database's `{"error": "..."}`, an emulator's `{"message", "errors": [...]}` (one line
+        /// each), or the bare body.
         var error: ClientError? {
             guard !(200..<300).contains(status) else { return nil }
             let json = self.json
+            let details = json["errors"]?.arrayValue?.compactMap(\.stringValue) ?? []
             let message =
                 json["error"]?["message"]?.stringValue ?? json["error"]?.stringValue
+                ?? json["message"]?.stringValue.map { ([$0] + details).joined(separator: "\n") }
                 ?? String(decoding: body, as: UTF8.self)
             let code = json["error"]?["status"]?.stringValue.flatMap(ClientError.Code.init(rawValue:))
                 ?? ClientError.code(httpStatus: status)

@@ -13,6 +13,11 @@ import Foundation
 ///
 /// Unlike the SDKs it does not reconnect: after `disconnect()`, `interrupt()` or the server going away,
 /// every operation fails with `ClientError` code `unavailable`, and every snapshot stream ends with it.
+/// An operation waits at most 60 seconds for the server's response (then fails with `deadlineExceeded`)
+/// and stops waiting when its task is cancelled (`cancelled`).
+///
+/// The connection lives as long as the client (a snapshot stream keeps its client alive while it lasts):
+/// a client dropped without `disconnect()` says goodbye as `disconnect()` does, without waiting.
 public final class DatabaseClient: Sendable {
     let connection: DatabaseConnection
     /// The server's clock minus this machine's, in milliseconds (from the server's hello).
@@ -31,7 +36,16 @@ public final class DatabaseClient: Sendable {
     public static func connect(
         address: EmulatorAddress, namespace: String, identity: ClientIdentity
     ) async throws(ClientError) -> DatabaseClient {
-        let connection = DatabaseConnection(socket: try await WireSocket.connect(to: address, namespace: namespace))
+        try await connect(address: address, namespace: namespace, identity: identity, deadlines: .init())
+    }
+
+    /// Connects as `connect(address:namespace:identity:)` does, waiting for the server as long as `deadlines`
+    /// say.
+    static func connect(
+        address: EmulatorAddress, namespace: String, identity: ClientIdentity, deadlines: DatabaseConnection.Deadlines
+    ) async throws(ClientError) -> DatabaseClient {
+        let socket = try await WireSocket.connect(to: address, namespace: namespace)
+        let connection = DatabaseConnection(socket: socket, deadlines: deadlines)
         do {
             let serverTime = try await connection.start()
             if let token = identity.token {
@@ -43,6 +57,10 @@ public final class DatabaseClient: Sendable {
             await connection.close(goodbye: true)
             throw error
         }
+    }
+
+    deinit {
+        connection.socket.sayGoodbye()
     }
 
     /// The reference to `path` (`/` is the root; `a/b` and `/a/b` are the same).

@@ -67,13 +67,7 @@ extension DatabaseConnection {
     /// Applies a data push to the listens it is for: the one with `tag`, or else every untagged one (a
     /// push reaches each connection once, whatever its listens overlapping it).
     func deliver(_ changes: [(path: DatabasePath, node: DataNode)], tag: Int?) {
-        let keys: [ListenKey]
-        if let tag {
-            keys = tags[tag].map { [$0] } ?? []
-        } else {
-            keys = listens.keys.filter { $0.query == nil }
-        }
-        for key in keys {
+        for key in keys(tag: tag) {
             guard var listen = listens[key] else { continue }
             let changed = listen.view.apply(changes)
             listens[key] = listen
@@ -95,6 +89,20 @@ extension DatabaseConnection {
             let message = "Permission denied: the listen at \(location) was revoked"
             end(key, with: ClientError(.permissionDenied, message: message))
         }
+    }
+
+    /// Ends the listens a data push at `location` with `tag` was for (those whose location it overlaps)
+    /// with `error`.
+    func end(listensAt location: DatabasePath, tag: Int?, with error: ClientError) {
+        for key in keys(tag: tag) where key.location.contains(location) || location.contains(key.location) {
+            end(key, with: error)
+        }
+    }
+
+    /// The listens a data push with `tag` is for: the one with the tag, or else every untagged one.
+    private func keys(tag: Int?) -> [ListenKey] {
+        guard let tag else { return listens.keys.filter { $0.query == nil } }
+        return tags[tag].map { [$0] } ?? []
     }
 
     /// Ends a listen's subscribers with `error` and forgets it.

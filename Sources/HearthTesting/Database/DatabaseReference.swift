@@ -52,7 +52,8 @@ public struct DatabaseReference: Sendable {
         do {
             return DataSnapshot(node: try DataNode(json: data), at: location)
         } catch {
-            throw ClientError(.unknown, message: "The server sent data that cannot be stored: \(error.message)")
+            let message = "The server sent data at \(path) that cannot be stored: \(error.message)"
+            throw ClientError(.internal, message: message)
         }
     }
 
@@ -61,11 +62,11 @@ public struct DatabaseReference: Sendable {
     /// and with `unavailable` when the connection closes. Ending the iteration stops listening.
     public func snapshots(_ query: DatabaseQuery? = nil) -> AsyncThrowingStream<DataSnapshot, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: DataSnapshot.self)
-        let connection = client.connection
+        let client = self.client  // kept until the stream ends: dropping it would close the connection
         let location = self.location
-        let subscribing = Task { await connection.subscribe(continuation, at: location, query: query) }
+        let subscribing = Task { await client.connection.subscribe(continuation, at: location, query: query) }
         continuation.onTermination = { _ in
-            Task { await connection.unsubscribe(await subscribing.value) }
+            Task { await client.connection.unsubscribe(await subscribing.value) }
         }
         return stream
     }

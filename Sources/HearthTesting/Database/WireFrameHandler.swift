@@ -1,9 +1,11 @@
+import DatabaseEmulator
 import NIOCore
 import NIOWebSocket
 
 /// The client end of the wire protocol's WebSocket: reassembles the server's messages and hands them to
 /// `messages`, splits and masks outgoing ones (a server requires masked client frames), answers pings, and
-/// closes with a close handshake on `goodbye`.
+/// closes with a close handshake on `goodbye`. The protocol's framing is the emulator's own
+/// (`FrameAssembler`), used from this end.
 final class WireFrameHandler: ChannelDuplexHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundIn = Outgoing
@@ -20,9 +22,11 @@ final class WireFrameHandler: ChannelDuplexHandler {
 
     /// How long a goodbye waits for the server's close frame before closing anyway.
     static let closeGracePeriod: TimeAmount = .seconds(5)
+    /// The largest message accepted from the server, in UTF-8 bytes (larger: the connection is dropped).
+    static let messageLimit = 256 << 20
 
     private let messages: AsyncStream<String>.Continuation
-    private var framing = WireFraming()
+    private var framing = FrameAssembler(limit: messageLimit)
     private var closeSent = false
 
     /// A handler handing received messages to `messages` (finished when the channel goes inactive).
@@ -36,7 +40,11 @@ final class WireFrameHandler: ChannelDuplexHandler {
         case .text:
             var data = frame.unmaskedData
             let text = data.readString(length: data.readableBytes) ?? ""
-            if let message = framing.receive(text) { messages.yield(message) }
+            switch framing.receive(text) {
+            case .message(let message): messages.yield(message)
+            case .pending: break
+            case .tooLarge: context.close(promise: nil)
+            }
         case .ping:
             send(.pong, data: frame.unmaskedData, context: context, promise: nil)
             context.flush()
@@ -70,7 +78,7 @@ final class WireFrameHandler: ChannelDuplexHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .message(let text):
-            let frames = WireFraming.frames(of: text)
+            let frames = FrameAssembler.frames(of: text)
             for (index, frame) in frames.enumerated() {
                 send(
                     .text, data: ByteBuffer(string: frame), context: context,

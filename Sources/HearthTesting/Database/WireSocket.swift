@@ -88,8 +88,14 @@ struct WireSocket: Sendable {
 
     /// Says goodbye with a close frame and waits until the connection is closed.
     func close() async {
-        channel.writeAndFlush(WireFrameHandler.Outgoing.goodbye, promise: nil)
+        sayGoodbye()
         await closed()
+    }
+
+    /// Says goodbye with a close frame without waiting: the connection closes when the server answers (or
+    /// after `WireFrameHandler.closeGracePeriod`). Does nothing once closed.
+    func sayGoodbye() {
+        channel.writeAndFlush(WireFrameHandler.Outgoing.goodbye, promise: nil)
     }
 
     /// Drops the connection without a goodbye: no close frame, and with `SO_LINGER` 0 the kernel resets the

@@ -1,5 +1,6 @@
 /// A rules assertion that did not hold. Thrown by `assertSucceeds` and `assertFails`, so that Swift Testing
-/// and XCTest both report it as the test's failure, with where it was made.
+/// and XCTest both report it as the test's failure; both attribute a thrown error to the test function, so
+/// the assertion's own file and line are in the description.
 public struct RulesAssertionFailure: Error, CustomStringConvertible {
     /// What was expected and what happened.
     public var message: String
@@ -16,7 +17,8 @@ public struct RulesAssertionFailure: Error, CustomStringConvertible {
 /// as rules-unit-testing's `assertSucceeds`.
 @discardableResult
 public func assertSucceeds<T>(
-    _ operation: () async throws -> T, file: StaticString = #filePath, line: UInt = #line
+    isolation: isolated (any Actor)? = #isolation, _ operation: () async throws -> T,
+    file: StaticString = #filePath, line: UInt = #line
 ) async throws -> T {
     do {
         return try await operation()
@@ -31,7 +33,8 @@ public func assertSucceeds<T>(
 /// `assertFails`.
 @discardableResult
 public func assertFails<T>(
-    _ operation: () async throws -> T, file: StaticString = #filePath, line: UInt = #line
+    isolation: isolated (any Actor)? = #isolation, _ operation: () async throws -> T,
+    file: StaticString = #filePath, line: UInt = #line
 ) async throws -> ClientError {
     do {
         _ = try await operation()

@@ -35,7 +35,9 @@ public final class HearthEmulators: Sendable {
     public var isInProcess: Bool { suite != nil }
 
     /// Starts `services` (every emulator by default) and the hub in this process, on free ports of
-    /// 127.0.0.1, for `projectID`. They start open (no rules) and keep their data in memory.
+    /// 127.0.0.1, for `projectID`, with data in memory. Without rules, Firestore and the Realtime Database
+    /// allow everything and Storage refuses every request but an admin's, as the official emulators do;
+    /// `RulesTestEnvironment` loads rules. No hub locator file is written.
     public static func start(
         projectID: String = "demo-hearth-testing", services: [EmulatorName] = SuiteConfig.available
     ) async throws -> HearthEmulators {
@@ -43,7 +45,8 @@ public final class HearthEmulators: Sendable {
         try config.apply(
             only: services.map(\.rawValue), project: nil, host: nil,
             ports: (services + [.hub]).map { "\($0.rawValue)=0" })
-        let suite = try Suite(config: config, logger: Logger(label: "hearth-testing") { _ in SwiftLogNoOpLogHandler() })
+        let suite = try Suite(
+            config: config, logger: Logger(label: "hearth-testing") { _ in SwiftLogNoOpLogHandler() }, locatorFile: false)
         try await suite.start()
         var addresses: [EmulatorName: EmulatorAddress] = [:]
         for emulator in suite.running {

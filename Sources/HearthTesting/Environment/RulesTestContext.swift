@@ -30,7 +30,7 @@ public final class RulesTestContext: Sendable {
     public func firestore() throws -> FirestoreClient {
         let address = try emulators.address(of: .firestore)
         return try clients.withLock { clients in
-            guard !clients.closed else { throw ClientError(.unavailable, message: "The test context was cleaned up.") }
+            guard !clients.closed else { throw Self.closedError }
             if let client = clients.firestore { return client }
             let client = try FirestoreClient(address: address, projectID: projectID, identity: identity)
             clients.firestore = client
@@ -40,7 +40,9 @@ public final class RulesTestContext: Sendable {
 
     /// The context's Storage client for `bucket` (the environment's by default).
     public func storage(bucket: String? = nil) throws -> StorageClient {
-        StorageClient(address: try emulators.address(of: .storage), bucket: bucket ?? storageBucket, identity: identity)
+        let address = try emulators.address(of: .storage)
+        if clients.withLock({ $0.closed }) { throw Self.closedError }
+        return StorageClient(address: address, bucket: bucket ?? storageBucket, identity: identity)
     }
 
     /// The context's Realtime Database connection to `namespace` (the environment's by default), opened on
@@ -58,10 +60,20 @@ public final class RulesTestContext: Sendable {
         }
         guard let kept else {
             await client.disconnect()
-            throw ClientError(.unavailable, message: "The test context was cleaned up.")
+            throw Self.closedError
         }
         if kept !== client { await client.disconnect() }
         return kept
+    }
+
+    /// What a context's calls throw once it is closed.
+    private static let closedError = ClientError(
+        .failedPrecondition, message: "This test context is closed: its environment was cleaned up, or it was the "
+            + "context of a finished withSecurityRulesDisabled.")
+
+    /// Closes the context without clients to close (it was made after its environment's cleanup).
+    func markClosed() {
+        clients.withLock { $0.closed = true }
     }
 
     /// Closes the context's clients.

@@ -19,13 +19,7 @@ extension RulesTestEnvironment {
     public func loadStorageRules(_ rules: String) async throws {
         let storage = try emulators.address(of: .storage)
         let body: JSONValue = ["rules": ["files": [["name": "storage.rules", "content": .string(rules)]]]]
-        let response = try await HTTPExchange.send(.PUT, "\(storage.baseURL)/internal/setRules", json: body)
-        guard response.status == 200 else {
-            let errors = response.json["errors"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            let message = ([response.json["message"]?.stringValue ?? "Storage rules were not loaded"] + errors)
-                .joined(separator: "\n")
-            throw ClientError(ClientError.code(httpStatus: response.status), status: response.status, message: message)
-        }
+        _ = try await HTTPExchange.send(.PUT, "\(storage.baseURL)/internal/setRules", json: body).checked()
     }
 
     /// Loads `rules` (the JSON of `database.rules.json`) as the rules of the environment's namespace
@@ -34,9 +28,12 @@ extension RulesTestEnvironment {
         let database = try emulators.address(of: .database)
         _ = try await HTTPExchange.send(
             .PUT, "\(database.baseURL)/.settings/rules.json?ns=\(databaseNamespace.urlComponentEncoded)",
-            headers: [("Authorization", "Bearer owner")], body: Data(rules.utf8)
+            headers: Self.admin, body: Data(rules.utf8)
         ).checked()
     }
+
+    /// The admin credential's header, for the Realtime Database's REST API.
+    private static let admin = [("Authorization", ClientIdentity.admin.authorization() ?? "")]
 
     /// Deletes every document of the project's default database (the emulator's
     /// `DELETE /emulator/v1/projects/{p}/databases/(default)/documents`).
@@ -53,7 +50,7 @@ extension RulesTestEnvironment {
         let database = try emulators.address(of: .database)
         _ = try await HTTPExchange.send(
             .PUT, "\(database.baseURL)/.json?ns=\(databaseNamespace.urlComponentEncoded)&print=silent",
-            headers: [("Authorization", "Bearer owner")], body: Data("null".utf8)
+            headers: Self.admin, body: Data("null".utf8)
         ).checked()
     }
 

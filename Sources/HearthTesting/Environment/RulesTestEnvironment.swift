@@ -6,11 +6,17 @@ import Synchronization
 /// admin that bypasses the rules, and clears the data between tests.
 ///
 /// ```swift
-/// let environment = try await RulesTestEnvironment(firestoreRules: rules)
-/// let alice = environment.authenticatedContext("alice")
-/// try await assertFails { try await alice.firestore().document("users/bob").setData(["name": "Eve"]) }
-/// await environment.cleanup()
+/// try await withRulesTestEnvironment(firestoreRules: rules) { environment in
+///     let alice = environment.authenticatedContext("alice")
+///     try await assertFails { try await alice.firestore().document("users/bob").setData(["name": "Eve"]) }
+/// }
 /// ```
+///
+/// Where it differs from the JS library: the default Realtime Database namespace is
+/// `<projectID>-default-rtdb` and the default bucket `<projectID>.appspot.com` (what an app's SDK uses for
+/// the project), not `projectID`. Environments attached to one running suite share its project, its data
+/// and (for Storage) its rules: tests that load different rules or clear data there should run
+/// `.serialized` or pass their own `projectID`.
 public final class RulesTestEnvironment: Sendable {
     /// The emulators the environment talks to.
     public let emulators: HearthEmulators
@@ -22,7 +28,7 @@ public final class RulesTestEnvironment: Sendable {
     /// database of a Firebase project) unless given.
     public let databaseNamespace: String
     private let ownsEmulators: Bool
-    private let contexts = Mutex<[RulesTestContext]>([])
+    private let state = Mutex<(contexts: [RulesTestContext], destroyed: Bool)>(([], false))
 
     /// Loads the given rules into `emulators` for `projectID` (the emulators' project by default). Without
     /// `emulators`, attaches to the suite the environment variables name (`hearth exec`), else starts one in
@@ -36,12 +42,9 @@ public final class RulesTestEnvironment: Sendable {
         if let emulators {
             self.emulators = emulators
             ownsEmulators = false
-        } else if let attached = try await HearthEmulators.attach(projectID: projectID ?? "demo-hearth-testing") {
-            self.emulators = attached
-            ownsEmulators = false
         } else {
-            self.emulators = try await HearthEmulators.start(projectID: projectID ?? "demo-hearth-testing")
-            ownsEmulators = true
+            self.emulators = try await HearthEmulators.attachOrStart(projectID: projectID ?? "demo-hearth-testing")
+            ownsEmulators = self.emulators.isInProcess
         }
         let project = projectID ?? self.emulators.projectID
         self.projectID = project
@@ -57,8 +60,9 @@ public final class RulesTestEnvironment: Sendable {
         }
     }
 
-    /// A context whose requests carry an ID token for `uid` with `claims` added (custom claims, or
-    /// overrides such as `email_verified`), as rules-unit-testing's `authenticatedContext`.
+    /// A context whose requests carry an ID token for `uid`, with `claims` added (custom claims, or
+    /// standard ones such as `email_verified`; `sub` and `user_id` are always `uid`), as rules-unit-testing's
+    /// `authenticatedContext`.
     public func authenticatedContext(_ uid: String, claims: [String: JSONValue] = [:]) -> RulesTestContext {
         remember(RulesTestContext(identity: .user(uid, projectID: projectID, claims: claims), environment: self))
     }
@@ -69,11 +73,12 @@ public final class RulesTestEnvironment: Sendable {
     }
 
     /// Runs `body` with a context that bypasses the rules (the emulators' `owner` credential), to set up
-    /// data the rules would refuse; its clients are closed when `body` returns.
-    public func withSecurityRulesDisabled<T: Sendable>(
-        _ body: (RulesTestContext) async throws -> T
+    /// data the rules would refuse; the context is closed when `body` returns.
+    public func withSecurityRulesDisabled<T>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (RulesTestContext) async throws -> T
     ) async throws -> T {
         let context = RulesTestContext(identity: .admin, environment: self)
+        if state.withLock({ $0.destroyed }) { context.markClosed() }
         do {
             let result = try await body(context)
             await context.close()
@@ -89,18 +94,44 @@ public final class RulesTestEnvironment: Sendable {
         AuthClient(address: try emulators.address(of: .auth))
     }
 
+    /// Keeps `context` to close at cleanup; after cleanup it is returned closed (its calls fail).
     private func remember(_ context: RulesTestContext) -> RulesTestContext {
-        contexts.withLock { $0.append(context) }
+        let kept = state.withLock { state in
+            if !state.destroyed { state.contexts.append(context) }
+            return !state.destroyed
+        }
+        if !kept { context.markClosed() }
         return context
     }
 
-    /// Closes every context's clients, and stops the emulators if the environment started them.
+    /// Closes every context's clients, and stops the emulators if the environment started them. Contexts
+    /// made afterwards fail every call.
     public func cleanup() async {
-        let open = contexts.withLock { contexts in
-            defer { contexts = [] }
-            return contexts
+        let open = state.withLock { state in
+            defer { state = ([], true) }
+            return state.contexts
         }
         for context in open { await context.close() }
         if ownsEmulators { await emulators.stop() }
+    }
+}
+
+/// Makes a `RulesTestEnvironment` (see its initializer), runs `body` with it, and cleans it up whether
+/// `body` returns or throws.
+public func withRulesTestEnvironment<T>(
+    projectID: String? = nil, firestoreRules: String? = nil, storageRules: String? = nil,
+    databaseRules: String? = nil, emulators: HearthEmulators? = nil,
+    isolation: isolated (any Actor)? = #isolation, _ body: (RulesTestEnvironment) async throws -> T
+) async throws -> T {
+    let environment = try await RulesTestEnvironment(
+        projectID: projectID, firestoreRules: firestoreRules, storageRules: storageRules, databaseRules: databaseRules,
+        emulators: emulators)
+    do {
+        let result = try await body(environment)
+        await environment.cleanup()
+        return result
+    } catch {
+        await environment.cleanup()
+        throw error
     }
 }

@@ -6,22 +6,18 @@ public struct CollectionReference: QueryConvertible {
     /// The collection's path (`conversations/c1/messages`).
     public let path: String
 
-    /// The collection at `path`; a path with an even number of segments is a programming error.
+    /// The collection at `path`, empty segments dropped. A path that does not name a collection fails its
+    /// first operation (see `validate()`), so a typo fails one test rather than the test process.
     init(client: FirestoreClient, path: String) {
-        let segments = path.split(separator: "/")
-        precondition(!segments.count.isMultiple(of: 2), "A collection path has an odd number of segments: \(path)")
         self.client = client
-        self.path = segments.joined(separator: "/")
+        self.path = path.split(separator: "/").joined(separator: "/")
     }
 
     /// The collection's id, the last segment of its path.
-    public var collectionID: String { path.split(separator: "/").last.map(String.init) ?? "" }
+    public var collectionID: String { path.lastPathSegment }
 
     /// Every document of the collection, unordered and unfiltered.
-    public var query: Query {
-        let parent = path.split(separator: "/").dropLast().joined(separator: "/")
-        return Query(client: client, parent: parent, collectionID: collectionID)
-    }
+    public var query: Query { Query(collection: self) }
 
     /// The document `id` in the collection.
     public func document(_ id: String) -> DocumentReference {
@@ -37,9 +33,15 @@ public struct CollectionReference: QueryConvertible {
     /// Creates a document with a random id and `data`; returns it.
     @discardableResult
     public func addDocument(data: [String: FirestoreValue]) async throws(ClientError) -> DocumentReference {
+        try validate()
         let document = document()
         let write = try WriteData(setting: data, merge: false, root: client.root).write(to: document.name, exists: false)
         try await client.commit([write])
         return document
+    }
+
+    /// Fails with `invalidArgument` unless the path names a collection.
+    func validate() throws(ClientError) {
+        try FirestoreClient.validate(path, document: false)
     }
 }

@@ -1,3 +1,4 @@
+import FirestoreEmulator
 import FirestoreWire
 
 /// A document as read: its fields, or nothing when it does not exist.
@@ -10,7 +11,7 @@ public struct DocumentSnapshot: Sendable, Hashable {
     public let updateTime: Timestamp?
 
     /// The document's id, the last segment of its path.
-    public var id: String { path.split(separator: "/").last.map(String.init) ?? "" }
+    public var id: String { path.lastPathSegment }
 
     /// Whether the document exists.
     public var exists: Bool { data != nil }

@@ -3,8 +3,8 @@ import GRPCCore
 
 extension FirestoreClient {
     /// Opens a `Listen` stream with `target` and delivers each snapshot `ListenState` makes, through
-    /// `transform`. The stream fails with a `ClientError` when the server removes the target with a cause or
-    /// the RPC fails; when the consumer stops iterating, the RPC is cancelled.
+    /// `transform`. The stream fails with a `ClientError` when the server removes the target with a cause, the
+    /// RPC fails or ends without a removal; when the consumer stops iterating, the RPC is cancelled.
     func listen<Element: Sendable>(
         _ target: Google_Firestore_V1_Target, order: @escaping @Sendable (DocumentSnapshot, DocumentSnapshot) -> Bool,
         transform: @escaping @Sendable (QuerySnapshot) -> Element
@@ -26,15 +26,7 @@ extension FirestoreClient {
                     for await _ in held {}
                 } onResponse: { response in
                     defer { release.finish() }
-                    var state = state
-                    for try await message in response.messages {
-                        switch state.receive(message) {
-                        case .wait: continue
-                        case .emit(let snapshot): continuation.yield(transform(snapshot))
-                        case .finish: return
-                        case .fail(let error): throw error
-                        }
-                    }
+                    try await Self.follow(response.messages, with: state) { continuation.yield(transform($0)) }
                 }
                 continuation.finish()
             } catch {
@@ -43,5 +35,24 @@ extension FirestoreClient {
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+
+    /// Feeds `responses` to `state` and hands each snapshot it makes to `deliver`, until the state finishes.
+    /// Throws the state's failure, or `unavailable` if the responses end first: the SDKs take a Listen that
+    /// ends without removing its target for a broken stream, not for the end of the listener.
+    static func follow(
+        _ responses: some AsyncSequence<Google_Firestore_V1_ListenResponse, any Error>, with state: ListenState,
+        deliver: (QuerySnapshot) -> Void
+    ) async throws {
+        var state = state
+        for try await response in responses {
+            switch state.receive(response) {
+            case .wait: continue
+            case .emit(let snapshot): deliver(snapshot)
+            case .finish: return
+            case .fail(let error): throw error
+            }
+        }
+        throw ClientError(.unavailable, message: "The Listen stream ended before the server removed its target.")
     }
 }

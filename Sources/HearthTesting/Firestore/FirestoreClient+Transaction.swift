@@ -7,12 +7,13 @@ extension FirestoreClient {
     static let transactionAttempts = 5
 
     /// Runs `body` in a transaction and commits its writes (`BeginTransaction`, reads inside it, `Commit`).
-    /// When the commit is `aborted` because a document read changed meanwhile, `body` runs again in a new
-    /// transaction, up to 5 attempts in all. If `body` throws, the transaction is rolled back and the error
-    /// rethrown. Returns what the committed attempt's `body` returned.
-    public func runTransaction<Result: Sendable>(_ body: @Sendable (Transaction) async throws -> Result)
-        async throws -> Result
-    {
+    /// When the commit is `aborted` because a document read changed meanwhile, or `body` throws a
+    /// `ClientError` with code `aborted`, `body` runs again in a new transaction, up to 5 attempts in all.
+    /// If `body` throws, the transaction is rolled back, and any other error rethrown. Returns what the
+    /// committed attempt's `body` returned. `body` runs on the caller's actor, one attempt after another.
+    public func runTransaction<Result>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (Transaction) async throws -> Result
+    ) async throws -> Result {
         var attempt = 1
         var retrying: Data?
         while true {
@@ -24,22 +25,23 @@ extension FirestoreClient {
                 try await $0.beginTransaction(begin, metadata: metadata, options: Self.options()).transaction
             }
             let transaction = Transaction(client: self, id: id)
-            let result: Result
+            let failure: any Error
             do {
-                result = try await body(transaction)
+                let result = try await body(transaction)
+                do {
+                    try await commit(transaction.writes, transaction: id)
+                    return result
+                } catch {
+                    // A failed commit ends the transaction: there is nothing to roll back.
+                    failure = error
+                }
             } catch {
                 await rollback(id)
-                throw error
+                failure = error
             }
-            do {
-                try await commit(transaction.writes, transaction: id)
-            } catch {
-                guard error.code == .aborted, attempt < Self.transactionAttempts else { throw error }
-                attempt += 1
-                retrying = id
-                continue
-            }
-            return result
+            guard (failure as? ClientError)?.code == .aborted, attempt < Self.transactionAttempts else { throw failure }
+            attempt += 1
+            retrying = id
         }
     }
 

@@ -63,13 +63,15 @@ public final class FirestoreClient: Sendable {
         await connections.value
     }
 
-    /// The document at `path` (`conversations/c1`), which has an even number of segments.
+    /// The document at `path` (`conversations/c1`), which has an even number of segments; with any other
+    /// number, every operation of the reference fails with `invalidArgument`.
     public func document(_ path: String) -> DocumentReference {
         DocumentReference(client: self, path: path)
     }
 
     /// The collection at `path` (`conversations` or `conversations/c1/messages`), which has an odd number of
-    /// segments.
+    /// segments; with any other number, every operation of the reference and its queries fails with
+    /// `invalidArgument`.
     public func collection(_ path: String) -> CollectionReference {
         CollectionReference(client: self, path: path)
     }
@@ -83,6 +85,18 @@ public final class FirestoreClient: Sendable {
 
     /// The resource name of the document or collection at `path`.
     func name(_ path: String) -> String { path.isEmpty ? root : root + "/" + path }
+
+    /// Fails with `invalidArgument` unless `path` names a document (an even number of segments, at least two)
+    /// or, if not `document`, a collection (an odd number).
+    static func validate(_ path: String, document: Bool) throws(ClientError) {
+        let count = path.split(separator: "/").count
+        if count > 0, count.isMultiple(of: 2) == document { return }
+        let kind = document ? "document" : "collection"
+        throw ClientError(
+            .invalidArgument,
+            message: "Invalid \(kind) path \"\(path)\": a \(kind) path needs an \(document ? "even" : "odd") number of "
+                + "segments, this one has \(count).")
+    }
 
     // MARK: Calls
 

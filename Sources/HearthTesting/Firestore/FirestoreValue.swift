@@ -67,14 +67,6 @@ extension FirestoreValue {
     public var mapValue: [String: FirestoreValue]? {
         if case .map(let value) = self { value } else { nil }
     }
-
-    /// Whether this is a write-only sentinel.
-    var isSentinel: Bool {
-        switch self {
-        case .serverTimestamp, .delete, .increment, .arrayUnion, .arrayRemove: true
-        default: false
-        }
-    }
 }
 
 extension FirestoreValue: ExpressibleByNilLiteral {

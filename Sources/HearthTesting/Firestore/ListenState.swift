@@ -84,7 +84,9 @@ struct ListenState {
         var modified: [DocumentSnapshot] = []
         for (path, document) in documents {
             if let old = previous[path] {
-                if old != document { modified.append(document) }
+                // A new version, as the SDKs tell: comparing the data would call a document holding NaN
+                // modified every time.
+                if old.updateTime != document.updateTime { modified.append(document) }
             } else {
                 added.append(document)
             }

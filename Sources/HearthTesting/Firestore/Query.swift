@@ -1,3 +1,4 @@
+import FirestoreEmulator
 import FirestoreWire
 import Foundation
 import SwiftProtobuf
@@ -19,10 +20,8 @@ public struct Query: QueryConvertible {
         var descending: Bool
     }
 
-    let client: FirestoreClient
-    /// The path of the document the collection is under; empty for a top-level collection.
-    let parent: String
-    let collectionID: String
+    /// The collection queried.
+    let collection: CollectionReference
     var filters: [Filter] = []
     var orders: [Order] = []
     var limit: Int32?
@@ -30,10 +29,16 @@ public struct Query: QueryConvertible {
     /// The query itself.
     public var query: Query { self }
 
-    /// The query for the wire. A sentinel among the filter values is an invalid argument.
-    func structuredQuery() throws(ClientError) -> Google_Firestore_V1_StructuredQuery {
+    /// The client the query runs with.
+    var client: FirestoreClient { collection.client }
+
+    /// The resource name of the document the collection is under (the documents root for a top-level
+    /// collection) and the query for the wire. A collection path that is not one, or a sentinel among the
+    /// filter values, is an invalid argument.
+    func request() throws(ClientError) -> (parent: String, query: Google_Firestore_V1_StructuredQuery) {
+        try collection.validate()
         var query = Google_Firestore_V1_StructuredQuery()
-        query.from = [.with { $0.collectionID = collectionID }]
+        query.from = [.with { $0.collectionID = collection.collectionID }]
         var conditions: [Google_Firestore_V1_StructuredQuery.Filter] = []
         for filter in filters { conditions.append(try filter.proto(root: client.root)) }
         if conditions.count == 1 {
@@ -46,12 +51,12 @@ public struct Query: QueryConvertible {
         }
         query.orderBy = normalizedOrders.map { order in
             .with {
-                $0.field.fieldPath = order.field.encoded
+                $0.field.fieldPath = order.field.description
                 $0.direction = order.descending ? .descending : .ascending
             }
         }
         if let limit { query.limit = .with { $0.value = limit } }
-        return query
+        return (client.name(collection.path.split(separator: "/").dropLast().joined(separator: "/")), query)
     }
 
     /// The order the server returns results in, as the SDKs normalize it: the explicit orders, then each
@@ -61,9 +66,9 @@ public struct Query: QueryConvertible {
         var result = orders
         let direction = orders.last?.descending ?? false
         let inequalities = Set(filters.filter(\.isInequality).map(\.field)).subtracting(orders.map(\.field))
-        result += inequalities.sorted { FieldPath.precedes($0, $1) }.map { Order(field: $0, descending: direction) }
-        if !result.contains(where: { $0.field == .documentID }) {
-            result.append(Order(field: .documentID, descending: result.last?.descending ?? false))
+        result += inequalities.sorted().map { Order(field: $0, descending: direction) }
+        if !result.contains(where: { $0.field == .documentName }) {
+            result.append(Order(field: .documentName, descending: result.last?.descending ?? false))
         }
         return result
     }
@@ -74,12 +79,12 @@ public struct Query: QueryConvertible {
         return { first, second in
             for order in orders {
                 let result =
-                    order.field == .documentID
+                    order.field == .documentName
                     ? FirestoreValue.comparePaths(first.path, second.path)
                     : FirestoreValue.compare(
                         order.field.value(in: first.data ?? [:]) ?? .null,
                         order.field.value(in: second.data ?? [:]) ?? .null)
-                if result != .orderedSame { return (result == .orderedAscending) != order.descending }
+                if result != 0 { return (result < 0) != order.descending }
             }
             return false
         }
@@ -107,12 +112,12 @@ extension Query.Filter {
         if let unary {
             filter.unaryFilter = .with {
                 $0.op = unary
-                $0.field.fieldPath = field.encoded
+                $0.field.fieldPath = field.description
             }
         } else {
             filter.fieldFilter = .with {
                 $0.op = op
-                $0.field.fieldPath = field.encoded
+                $0.field.fieldPath = field.description
             }
             filter.fieldFilter.value = try value.proto(root: root)
         }

@@ -1,3 +1,4 @@
+import FirestoreEmulator
 import FirestoreWire
 import GRPCCore
 import SwiftProtobuf
@@ -70,8 +71,7 @@ extension QueryConvertible {
         let query = query
         let client = query.client
         var request = Google_Firestore_V1_RunQueryRequest()
-        request.parent = client.name(query.parent)
-        request.structuredQuery = try query.structuredQuery()
+        (request.parent, request.structuredQuery) = try query.request()
         let responses = try await client.call { [metadata = client.metadata] in
             try await $0.runQuery(request, metadata: metadata, options: FirestoreClient.options()) { response in
                 try await response.messages.reduce(into: []) { $0.append($1) }
@@ -91,8 +91,7 @@ extension QueryConvertible {
         let query = query
         var target = Google_Firestore_V1_Target()
         do {
-            target.query.parent = query.client.name(query.parent)
-            target.query.structuredQuery = try query.structuredQuery()
+            (target.query.parent, target.query.structuredQuery) = try query.request()
         } catch {
             return AsyncThrowingStream { $0.finish(throwing: error) }
         }

@@ -22,13 +22,15 @@ public final class Transaction: Sendable {
     /// Reads `document` inside the transaction: the commit fails (and the transaction is retried) if it
     /// changes before then.
     public func getDocument(_ document: DocumentReference) async throws(ClientError) -> DocumentSnapshot {
-        try await client.get(document.path, transaction: id)
+        try document.validate()
+        return try await client.get(document.path, transaction: id)
     }
 
     /// Writes `data` to `document` at commit, as `DocumentReference.setData(_:merge:)` does.
     public func setData(_ data: [String: FirestoreValue], forDocument document: DocumentReference, merge: Bool = false)
         throws(ClientError)
     {
+        try document.validate()
         let write = try WriteData(setting: data, merge: merge, root: client.root).write(to: document.name)
         pending.withLock { $0.append(write) }
     }
@@ -38,12 +40,14 @@ public final class Transaction: Sendable {
     public func updateData(_ fields: [String: FirestoreValue], forDocument document: DocumentReference)
         throws(ClientError)
     {
+        try document.validate()
         let write = try WriteData(updating: fields, root: client.root).write(to: document.name, exists: true)
         pending.withLock { $0.append(write) }
     }
 
     /// Deletes `document` at commit.
-    public func deleteDocument(_ document: DocumentReference) {
+    public func deleteDocument(_ document: DocumentReference) throws(ClientError) {
+        try document.validate()
         let name = document.name
         pending.withLock { $0.append(.with { $0.delete = name }) }
     }

@@ -1,3 +1,4 @@
+import FirestoreEmulator
 import FirestoreWire
 import SwiftProtobuf
 
@@ -49,7 +50,7 @@ struct WriteData {
         var write = Google_Firestore_V1_Write()
         write.update.name = name
         write.update.fields = fields
-        if let mask { write.updateMask.fieldPaths = mask.map(\.encoded).sorted() }
+        if let mask { write.updateMask.fieldPaths = mask.map(\.description).sorted() }
         write.updateTransforms = transforms.sorted { $0.fieldPath < $1.fieldPath }
         if let exists { write.currentDocument.exists = exists }
         return write
@@ -61,14 +62,14 @@ struct WriteData {
         -> Google_Firestore_V1_Value?
     {
         var transform = Google_Firestore_V1_DocumentTransform.FieldTransform()
-        transform.fieldPath = path.encoded
+        transform.fieldPath = path.description
         switch value {
         case .delete:
             guard mode == .merge else {
                 throw ClientError(
                     .invalidArgument,
                     message: "FirestoreValue.delete can only be used in updateData (as a key's value) and in "
-                        + "setData with merge (field \(path.encoded)).")
+                        + "setData with merge (field \(path)).")
             }
             mask?.append(path)
             return nil

@@ -45,5 +45,5 @@ public struct StorageMetadata: Sendable {
     }
 
     /// The last segment of `fullPath`.
-    public var name: String { fullPath.split(separator: "/").last.map(String.init) ?? "" }
+    public var name: String { fullPath.lastPathSegment }
 }

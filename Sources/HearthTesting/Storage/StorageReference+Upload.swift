@@ -24,13 +24,15 @@ extension StorageReference {
 
     /// Uploads `data` to this path with the resumable protocol, as the web SDK's `uploadBytesResumable`
     /// does: a `start` request with the metadata, then `upload` requests of `chunkSize` bytes at their
-    /// offsets, the last one `upload, finalize`. `chunkSize` (1 MiB unless told) must be positive;
-    /// production wants multiples of 256 KiB. Returns the new object's metadata. The rules decide at the
+    /// offsets, the last one `upload, finalize`. `chunkSize` (1 MiB unless told) must be positive (else the
+    /// upload fails with `invalidArgument` before any request); production wants multiples of 256 KiB. Returns the new object's metadata. The rules decide at the
     /// finalize; a denial there (or at the start) is a `ClientError` with code `.permissionDenied`.
     public func putDataResumable(
         _ data: Data, metadata: StorageMetadata? = nil, chunkSize: Int = 1 << 20
     ) async throws -> StorageMetadata {
-        precondition(chunkSize > 0, "chunkSize must be positive")
+        guard chunkSize > 0 else {
+            throw ClientError(.invalidArgument, message: "chunkSize must be positive, not \(chunkSize).")
+        }
         let resource = (metadata ?? StorageMetadata()).uploadResource(fullPath: path)
         let start = try await client.send(
             .POST, uploadURL,

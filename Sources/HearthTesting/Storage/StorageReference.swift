@@ -11,7 +11,7 @@ public struct StorageReference: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The last segment of the path (empty for the root).
-    public var name: String { path.split(separator: "/").last.map(String.init) ?? "" }
+    public var name: String { path.lastPathSegment }
 
     /// The bucket.
     public var bucket: String { client.bucket }
