@@ -361,3 +361,39 @@ def test_exec_without_a_command_is_a_usage_error(tmp_path):
     result = run_hearth("exec", *FREE_PORTS, cwd=tmp_path)
     assert result.returncode != 0
     assert READY_LINE not in result.stdout + result.stderr
+
+
+def test_start_in_the_repo_root_serves_the_chat_apps_three_rules_files():
+    """`hearth start` in the repository root: emulator.json's firestore.rules, storage.rules and
+    database.rules.json (the chat app's) are in force, on the free ports the options give."""
+    from firestore_support import id_token
+
+    root = Path(__file__).resolve().parent.parent
+    hearth = RunningHearth(FREE_PORTS, cwd=root)
+    try:
+        hearth.wait_ready()
+        project = "demo-hearth"
+        alice = {"Authorization": f"Bearer {id_token('alice', project)}"}
+        firestore = f"http://{hearth.addresses['Firestore']}/v1/projects/{project}/databases/(default)/documents"
+        # users/{uid}: signed-in users read (a missing profile is a 404), nobody else does.
+        assert requests.get(f"{firestore}/users/bob", headers=alice, timeout=5).status_code == 404
+        denied = requests.get(f"{firestore}/users/bob", timeout=5)
+        assert denied.status_code == 403 and denied.json()["error"]["status"] == "PERMISSION_DENIED", denied.text
+        # Storage: a document must be a PDF of a conversation alice is in (there is none).
+        storage = f"http://{hearth.addresses['Storage']}/v0/b/{project}.appspot.com/o"
+        upload = requests.post(
+            storage, params={"name": "documents/c1/m1/document.pdf"}, data=b"%PDF-1.7\n",
+            headers={**{"Authorization": alice["Authorization"].replace("Bearer", "Firebase")},
+                     "Content-Type": "application/pdf"}, timeout=5)
+        assert upload.status_code == 403, upload.text
+        # Realtime Database (<project>-default-rtdb): presence is written by its own user only.
+        database = f"http://{hearth.addresses['Database']}"
+        ns = {"ns": f"{project}-default-rtdb"}
+        token = id_token("alice", project)
+        assert requests.put(f"{database}/presence/alice.json", params={**ns, "auth": token}, json={"online": True},
+                            timeout=5).status_code == 200
+        assert requests.put(f"{database}/presence/bob.json", params={**ns, "auth": token}, json={"online": True},
+                            timeout=5).status_code == 401
+        assert requests.get(f"{database}/presence.json", params=ns, timeout=5).status_code == 401
+    finally:
+        assert hearth.stop() == 0, hearth.output()

@@ -19,16 +19,9 @@ enum ChatApp {
 
     /// Runs `body` with an environment that has the app's three rules files loaded, and cleans it up.
     static func run(_ body: (RulesTestEnvironment) async throws -> Void) async throws {
-        let environment = try await RulesTestEnvironment(
+        try await withRulesTestEnvironment(
             firestoreRules: rules("firestore.rules"), storageRules: rules("storage.rules"),
-            databaseRules: rules("database.rules.json"))
-        do {
-            try await body(environment)
-        } catch {
-            await environment.cleanup()
-            throw error
-        }
-        await environment.cleanup()
+            databaseRules: rules("database.rules.json"), body)
     }
 
     /// A user id no other test uses: `name-xxxxxxxx`.

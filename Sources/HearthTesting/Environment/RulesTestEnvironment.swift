@@ -79,14 +79,7 @@ public final class RulesTestEnvironment: Sendable {
     ) async throws -> T {
         let context = RulesTestContext(identity: .admin, environment: self)
         if state.withLock({ $0.destroyed }) { context.markClosed() }
-        do {
-            let result = try await body(context)
-            await context.close()
-            return result
-        } catch {
-            await context.close()
-            throw error
-        }
+        return try await run({ try await body(context) }, thenCleanUp: { await context.close() })
     }
 
     /// A client of the Auth emulator, to sign users up and in (its ID tokens work as identities).
@@ -126,12 +119,20 @@ public func withRulesTestEnvironment<T>(
     let environment = try await RulesTestEnvironment(
         projectID: projectID, firestoreRules: firestoreRules, storageRules: storageRules, databaseRules: databaseRules,
         emulators: emulators)
+    return try await run({ try await body(environment) }, thenCleanUp: { await environment.cleanup() })
+}
+
+/// Runs `body`, then `cleanUp`, whether `body` returns or throws (an async `defer`).
+private func run<T>(
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T, thenCleanUp cleanUp: () async -> Void
+) async throws -> T {
+    let result: T
     do {
-        let result = try await body(environment)
-        await environment.cleanup()
-        return result
+        result = try await body()
     } catch {
-        await environment.cleanup()
+        await cleanUp()
         throw error
     }
+    await cleanUp()
+    return result
 }
