@@ -28,7 +28,7 @@ public final class DatabaseEmulator: ServedEmulator {
         logger: Logger = Logger(label: "hearth.database")
     ) throws {
         self.projectID = projectID
-        let defaultNamespace = "\(projectID)-default-rtdb"
+        let defaultNamespace = SuiteConfig.defaultDatabaseNamespace(of: projectID)
         let files = rulesFile.map { [(path: $0, namespaces: [defaultNamespace] + rulesNamespaces.filter { $0 != defaultNamespace })] } ?? []
         let databases = try Databases(projectID: projectID, rulesFiles: files, clock: clock, logger: logger)
         self.databases = databases

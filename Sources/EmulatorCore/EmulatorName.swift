@@ -31,6 +31,20 @@ public enum EmulatorName: String, Sendable, CaseIterable, Comparable, CustomStri
         }
     }
 
+    /// The environment variable through which the SDKs find this emulator's `host:port`, as `hearth exec`
+    /// and the official `emulators:exec` set it (Storage's is also given as `STORAGE_EMULATOR_HOST`, with
+    /// `http://`); nil for the UI.
+    public var hostVariable: String? {
+        switch self {
+        case .auth: return "FIREBASE_AUTH_EMULATOR_HOST"
+        case .firestore: return "FIRESTORE_EMULATOR_HOST"
+        case .database: return "FIREBASE_DATABASE_EMULATOR_HOST"
+        case .storage: return "FIREBASE_STORAGE_EMULATOR_HOST"
+        case .hub: return "FIREBASE_EMULATOR_HUB"
+        case .ui: return nil
+        }
+    }
+
     /// The name as written in config files and on the command line.
     public var description: String { rawValue }
 

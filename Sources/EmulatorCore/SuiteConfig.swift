@@ -10,6 +10,12 @@ public struct SuiteConfig: Sendable, Equatable {
     /// The default listen host.
     public static let defaultHost = "127.0.0.1"
 
+    /// A project's default Realtime Database namespace, as production names it: `<projectID>-default-rtdb`.
+    public static func defaultDatabaseNamespace(of projectID: String) -> String { "\(projectID)-default-rtdb" }
+
+    /// A project's default Storage bucket: `<projectID>.appspot.com`.
+    public static func defaultBucket(of projectID: String) -> String { "\(projectID).appspot.com" }
+
     /// The project id emulators use by default.
     public var projectID: String
     /// The host every emulator listens on unless its settings say otherwise.

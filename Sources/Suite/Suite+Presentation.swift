@@ -32,19 +32,16 @@ extension Suite {
         var firebaseConfig: [String: JSONValue] = ["projectId": .string(config.projectID)]
         for emulator in running {
             let address = emulator.connectAddress
+            if let variable = emulator.name.hostVariable { variables[variable] = address }
             switch emulator.name {
-            case .auth: variables["FIREBASE_AUTH_EMULATOR_HOST"] = address
-            case .firestore: variables["FIRESTORE_EMULATOR_HOST"] = address
             case .database:
-                variables["FIREBASE_DATABASE_EMULATOR_HOST"] = address
-                firebaseConfig["databaseURL"] = .string("http://\(address)/?ns=\(config.projectID)-default-rtdb")
+                let namespace = SuiteConfig.defaultDatabaseNamespace(of: config.projectID)
+                firebaseConfig["databaseURL"] = .string("http://\(address)/?ns=\(namespace)")
             case .storage:
-                variables["FIREBASE_STORAGE_EMULATOR_HOST"] = address
                 variables["STORAGE_EMULATOR_HOST"] = "http://\(address)"
-                let bucket = config.emulators[.storage]?.bucket ?? "\(config.projectID).appspot.com"
+                let bucket = config.emulators[.storage]?.bucket ?? SuiteConfig.defaultBucket(of: config.projectID)
                 firebaseConfig["storageBucket"] = .string(bucket)
-            case .hub: variables["FIREBASE_EMULATOR_HUB"] = address
-            case .ui: break
+            case .auth, .firestore, .hub, .ui: break
             }
         }
         variables["FIREBASE_CONFIG"] = JSONValue.object(firebaseConfig).serialized()

@@ -19,7 +19,7 @@ final class Databases: Sendable {
     init(projectID: String, rulesFiles: [(path: String, namespaces: [String])], clock: any EmulatorClock, logger: Logger)
         throws(DatabaseRulesFileError)
     {
-        defaultNamespace = "\(projectID)-default-rtdb"
+        defaultNamespace = SuiteConfig.defaultDatabaseNamespace(of: projectID)
         self.clock = clock
         self.logger = logger
         guard !rulesFiles.isEmpty else {

@@ -63,18 +63,14 @@ public final class HearthEmulators: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment, projectID: String = "demo-hearth-testing"
     ) async throws -> HearthEmulators? {
         let project = environment["GCLOUD_PROJECT"].flatMap { $0.isEmpty ? nil : $0 } ?? projectID
-        if let hubText = environment["FIREBASE_EMULATOR_HUB"], !hubText.isEmpty {
-            guard let hub = EmulatorAddress(hubText) else { throw ClientError(.invalidArgument, message: "FIREBASE_EMULATOR_HUB=\(hubText) is not host:port") }
+        if let hubVariable = EmulatorName.hub.hostVariable, let hubText = environment[hubVariable], !hubText.isEmpty {
+            guard let hub = EmulatorAddress(hubText) else { throw ClientError(.invalidArgument, message: "\(hubVariable)=\(hubText) is not host:port") }
             return HearthEmulators(projectID: project, addresses: try await emulators(listedBy: hub), suite: nil)
         }
-        let variables: [(EmulatorName, [String])] = [
-            (.auth, ["FIREBASE_AUTH_EMULATOR_HOST"]),
-            (.firestore, ["FIRESTORE_EMULATOR_HOST"]),
-            (.storage, ["FIREBASE_STORAGE_EMULATOR_HOST", "STORAGE_EMULATOR_HOST"]),
-            (.database, ["FIREBASE_DATABASE_EMULATOR_HOST"]),
-        ]
         var addresses: [EmulatorName: EmulatorAddress] = [:]
-        for (name, keys) in variables {
+        for name in SuiteConfig.available {
+            // Storage is also found by the Cloud Storage clients' `STORAGE_EMULATOR_HOST`.
+            let keys = [name.hostVariable].compactMap { $0 } + (name == .storage ? ["STORAGE_EMULATOR_HOST"] : [])
             guard let key = keys.first(where: { !(environment[$0] ?? "").isEmpty }), let text = environment[key] else { continue }
             guard let address = EmulatorAddress(text) else {
                 throw ClientError(.invalidArgument, message: "\(key)=\(text) is not host:port")

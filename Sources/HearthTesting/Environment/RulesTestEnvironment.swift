@@ -48,8 +48,8 @@ public final class RulesTestEnvironment: Sendable {
         }
         let project = projectID ?? self.emulators.projectID
         self.projectID = project
-        self.storageBucket = storageBucket ?? "\(project).appspot.com"
-        self.databaseNamespace = databaseNamespace ?? "\(project)-default-rtdb"
+        self.storageBucket = storageBucket ?? SuiteConfig.defaultBucket(of: project)
+        self.databaseNamespace = databaseNamespace ?? SuiteConfig.defaultDatabaseNamespace(of: project)
         do {
             if let firestoreRules { try await loadFirestoreRules(firestoreRules) }
             if let storageRules { try await loadStorageRules(storageRules) }
