@@ -111,6 +111,8 @@ let package = Package(
         .target(name: "CCRC32C"),
         // The system zlib (gunzip of gzip-encoded objects served to clients that do not accept gzip).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // glibc's mallopt, for the hearth executable's allocator tuning.
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         // Cloud Storage for Firebase emulator: object store on disk, Firebase v0 API (rules), GCS JSON API.
         .target(
             name: "StorageEmulator",
@@ -206,6 +208,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
+                "CMalloc",
                 "Suite",
                 "DatabaseRules",
                 "EmulatorCore",

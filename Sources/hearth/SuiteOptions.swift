@@ -47,6 +47,7 @@ struct SuiteOptions: ParsableArguments {
         } catch {
             throw CleanExit.failure("hearth: \(error.message)")
         }
+        MallocTuning.apply()
         let suite: Suite
         do {
             suite = try Suite(config: config, logger: logger) { message in

@@ -22,15 +22,18 @@ struct Blob: Sendable, Equatable {
 }
 
 /// Writes a new blob as its bytes stream in, without holding them in memory. The bytes are hashed (MD5,
-/// CRC-32C) by a task of their own while the next ones arrive. Either `finish()` (the blob is complete) or
-/// `discard()` (its file is removed).
+/// CRC-32C) on a serial dispatch queue of their own while the next ones arrive, so the hashing neither waits
+/// for the request nor holds one of the few threads that run the server's tasks. Either `finish()` (the blob
+/// is complete) or `discard()` (its file is removed).
 final class BlobWriter {
     /// The blob's id (its file name).
     let id: String
     private let path: String
     private var descriptor: Int32
-    private let hashing: AsyncStream<ByteBuffer>.Continuation
-    private let digests: Task<(md5: [UInt8], crc32c: UInt32), Never>
+    /// The serial queue that hashes the bytes, in order, on a thread of its own (not one of the
+    /// concurrency pool's, which serve the requests).
+    private let hashing = DispatchQueue(label: "hearth.storage.hash")
+    private let hasher = Hasher()
     /// Bytes written but not hashed yet, and a writer waiting for them to go down.
     private let backlog = Backlog()
     /// The most bytes that may wait for hashing; `throttle()` waits beyond it (memory stays flat).
@@ -44,26 +47,10 @@ final class BlobWriter {
         path = directory.appendingPathComponent(id).path
         descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw BlobError.cannotCreate(path, errno) }
-        let (buffers, hashing) = AsyncStream<ByteBuffer>.makeStream()
-        self.hashing = hashing
-        digests = Task { [backlog] in
-            var md5 = Insecure.MD5()
-            var crc = CRC32C()
-            for await buffer in buffers {
-                buffer.withUnsafeReadableBytes { bytes in
-                    md5.update(bufferPointer: bytes)
-                    crc.update(bytes)
-                }
-                backlog.hashed(buffer.readableBytes)
-            }
-            backlog.hashed(.max)
-            return (Array(md5.finalize()), crc.value)
-        }
     }
 
     deinit {
         if descriptor >= 0 { close(descriptor) }
-        hashing.finish()
     }
 
     /// Appends `buffer`.
@@ -81,7 +68,10 @@ final class BlobWriter {
             }
         }
         backlog.added(buffer.readableBytes)
-        hashing.yield(buffer)
+        hashing.async { [hasher, backlog] in
+            hasher.update(buffer)
+            backlog.hashed(buffer.readableBytes)
+        }
         size += Int64(buffer.readableBytes)
     }
 
@@ -97,25 +87,41 @@ final class BlobWriter {
 
     /// Closes the file and waits for the hashes; the blob is complete.
     func finish() async throws -> Blob {
-        hashing.finish()
         let closed = close(descriptor)
         descriptor = -1
         guard closed == 0 else { throw BlobError.cannotWrite(path, errno) }
-        let (md5, crc32c) = await digests.value
+        let (md5, crc32c) = await withCheckedContinuation { (done: CheckedContinuation<([UInt8], UInt32), Never>) in
+            hashing.async { [hasher] in done.resume(returning: hasher.finalize()) }
+        }
         return Blob(id: id, size: size, md5: md5, crc32c: crc32c)
     }
 
     /// Closes and removes the file.
     func discard() {
-        hashing.finish()
-        digests.cancel()
         if descriptor >= 0 { close(descriptor) }
         descriptor = -1
         unlink(path)
     }
 }
 
-/// Counts the bytes between a writer and its hashing task, and parks the writer when they pile up.
+/// MD5 and CRC-32C of a blob's bytes, updated on its writer's hashing queue only.
+private final class Hasher: @unchecked Sendable {
+    private var md5 = Insecure.MD5()
+    private var crc = CRC32C()
+
+    func update(_ buffer: ByteBuffer) {
+        buffer.withUnsafeReadableBytes { bytes in
+            md5.update(bufferPointer: bytes)
+            crc.update(bytes)
+        }
+    }
+
+    func finalize() -> ([UInt8], UInt32) {
+        (Array(md5.finalize()), crc.value)
+    }
+}
+
+/// Counts the bytes between a writer and its hashing queue, and parks the writer when they pile up.
 private final class Backlog: Sendable {
     private let state = Mutex<(bytes: Int, waiter: CheckedContinuation<Void, Never>?, limit: Int)>((0, nil, .max))
 
@@ -134,6 +140,8 @@ private final class Backlog: Sendable {
     }
 
     func wait(below limit: Int) async {
+        // Most calls find the hashing keeping up: no suspension (and no executor hop) for them.
+        guard state.withLock({ $0.bytes >= limit }) else { return }
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
                 guard state.bytes >= limit else { return true }
