@@ -1,4 +1,5 @@
 import EmulatorCore
+import HashTreeCollections
 
 /// The server side of one listen stream as a value-type state machine: targets in, `ListenEvent`s out,
 /// with no I/O. The transport feeds it the client's requests and the store's commits (in commit order) and
@@ -9,8 +10,10 @@ import EmulatorCore
 struct ListenSession: Sendable {
     fileprivate struct TargetState: Sendable {
         var target: ListenTarget
-        /// The documents the client was told match, with the update time it saw.
-        var matching: [HashedPath: Timestamp]
+        /// The documents the client was told match, with the update time it saw. A hash trie: it never
+        /// rehashes as a whole, so the many targets that watch one growing collection do not all pay for a
+        /// rehash on the same commit.
+        var matching: TreeDictionary<HashedPath, Timestamp>
         /// The read time of the results the target started with: commits at or before it are in them.
         var since: Timestamp
         /// The query's filter prepared once, for matching each changed document.
@@ -54,7 +57,7 @@ struct ListenSession: Sendable {
         } else if target.resume != .none {
             events.append(.targetChange(.reset, targetIDs: [target.id]))
         }
-        var matching: [HashedPath: Timestamp] = [:]
+        var matching: TreeDictionary<HashedPath, Timestamp> = [:]
         for document in results {
             matching[HashedPath(document.path)] = document.updateTime
             if seen[document.path] != document.updateTime {
