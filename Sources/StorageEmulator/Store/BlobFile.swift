@@ -96,8 +96,9 @@ final class BlobWriter {
         return Blob(id: id, size: size, md5: md5, crc32c: crc32c)
     }
 
-    /// Closes and removes the file.
+    /// Closes and removes the file; bytes still waiting for the hashing queue are skipped.
     func discard() {
+        hasher.stop()
         if descriptor >= 0 { close(descriptor) }
         descriptor = -1
         unlink(path)
@@ -108,8 +109,15 @@ final class BlobWriter {
 private final class Hasher: @unchecked Sendable {
     private var md5 = Insecure.MD5()
     private var crc = CRC32C()
+    /// Set by a discarded writer (from its own thread): the bytes still queued are not worth hashing.
+    private let stopped = Atomic<Bool>(false)
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+    }
 
     func update(_ buffer: ByteBuffer) {
+        guard !stopped.load(ordering: .relaxed) else { return }
         buffer.withUnsafeReadableBytes { bytes in
             md5.update(bufferPointer: bytes)
             crc.update(bytes)
