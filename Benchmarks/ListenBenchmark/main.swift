@@ -1,6 +1,8 @@
 // Prints Firestore listener figures for the running machine: commit → listener latency (p50 / p99) with 1
 // and 1,000 listeners, a 100,000-document query snapshot delivered to one listener, and the first read
-// after start. Everything goes over real loopback sockets through gRPC, as the mobile SDKs connect:
+// after start. Everything goes over real loopback sockets through gRPC, as the mobile SDKs connect.
+// Beside each latency it prints this process's CPU time per commit, which shows where the time goes when
+// listeners and server share the machine's cores:
 //
 //     swift run -c release ListenBenchmark [phase ...]
 //
@@ -66,38 +68,102 @@ func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
 }
 
-/// When each commit was sent and how long each listener took to see it.
-final class Recorder: Sendable {
-    let sentAt = Mutex<[String: ContinuousClock.Instant]>([:])
-    let samples = Mutex<[Double]>([])
+/// The CPU time this process has used so far (user and system), in milliseconds.
+func processCPU() -> Double {
+    var usage = rusage()
+    #if os(Linux)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    func ms(_ time: timeval) -> Double { Double(time.tv_sec) * 1000 + Double(time.tv_usec) / 1000 }
+    return ms(usage.ru_utime) + ms(usage.ru_stime)
+}
+
+/// When each measured commit was sent, and a countdown of the deliveries the committer waits for. Each
+/// stream keeps its own samples, so listeners never wait on one another to record one.
+final class Deliveries: Sendable {
+    private let sentAt: Mutex<[Int64]>
+    private let clockOrigin = ContinuousClock.now
+    private let waiting = Mutex<(remaining: Int, continuation: CheckedContinuation<Void, Never>?)>((0, nil))
+
+    /// Room for `commits` commits.
+    init(commits: Int) {
+        sentAt = Mutex(Array(repeating: -1, count: commits))
+    }
+
+    /// Nanoseconds since this recorder was made.
+    func now() -> Int64 {
+        let elapsed = (ContinuousClock.now - clockOrigin).components
+        return elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000
+    }
+
+    /// Marks commit `index` as sent now.
+    func markSent(_ index: Int) {
+        let instant = now()
+        sentAt.withLock { $0[index] = instant }
+    }
+
+    /// Milliseconds from commit `index`'s sending to `instant` (nil if it is not measured).
+    func latency(of index: Int, at instant: Int64) -> Double? {
+        let sent = sentAt.withLock { $0.indices.contains(index) ? $0[index] : -1 }
+        return sent < 0 ? nil : Double(instant - sent) / 1e6
+    }
+
+    /// Waits until `count` deliveries have been counted by `delivered`.
+    func wait(for count: Int) async {
+        await withCheckedContinuation { continuation in
+            let done = waiting.withLock { state -> Bool in
+                state.remaining += count
+                if state.remaining <= 0 { return true }
+                state.continuation = continuation
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Counts `count` deliveries.
+    func delivered(_ count: Int) {
+        let ready = waiting.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.remaining -= count
+            guard state.remaining <= 0, let continuation = state.continuation else { return nil }
+            state.continuation = nil
+            return continuation
+        }
+        ready?.resume()
+    }
 }
 
 /// Commit → listener latency with `listeners` listeners, `perStream` targets on each stream, the streams
 /// spread over `connections` connections. The first `warmUp` commits are not measured (they fill caches
-/// and instantiate code paths for the first time).
+/// and instantiate code paths for the first time). Also prints this process's CPU time per measured
+/// commit: with `FIRESTORE_EMULATOR_HOST` set that is the listeners' (and the committer's) share alone.
 func latency(port: Int, listeners: Int, perStream: Int = 1, connections: Int, commits: Int, warmUp: Int = 10)
     async throws
 {
     let collection = "latency\(listeners)x\(perStream)"
     let streamCount = listeners / perStream
-    let recorder = Recorder()
+    let deliveries = Deliveries(commits: warmUp + commits)
     let ready = AsyncStream<Void>.makeStream()
-    let delivered = AsyncStream<Int>.makeStream()
-    try await withThrowingTaskGroup(of: Void.self) { group in
+    var cpu = (start: 0.0, end: 0.0)
+    let samples = try await withThrowingTaskGroup(of: [Double].self) { group in
         for connection in 0..<connections {
             let share = streamCount / connections + (connection < streamCount % connections ? 1 : 0)
             group.addTask {
                 try await withClient(port: port) { client in
-                    try await withThrowingTaskGroup(of: Void.self) { streams in
+                    try await withThrowingTaskGroup(of: [Double].self) { streams in
                         for _ in 0..<share {
                             streams.addTask {
                                 let (requests, requestsIn) = AsyncStream<Google_Firestore_V1_ListenRequest>.makeStream()
                                 for id in 1...perStream { requestsIn.yield(target(collection, id: Int32(id))) }
-                                try await client.listen(metadata: owner) { writer in
+                                return try await client.listen(metadata: owner) { writer in
                                     for await request in requests { try await writer.write(request) }
                                 } onResponse: { response in
                                     var snapshots = 0
                                     var received = 0
+                                    var samples: [Double] = []
+                                    samples.reserveCapacity(commits * perStream)
                                     for try await message in response.messages {
                                         if snapshots < perStream {
                                             if isSnapshot(message) {
@@ -107,24 +173,25 @@ func latency(port: Int, listeners: Int, perStream: Int = 1, connections: Int, co
                                             continue
                                         }
                                         if case .documentChange(let change) = message.responseType {
-                                            let now = ContinuousClock.now
-                                            let id = String(change.document.name.split(separator: "/").last ?? "")
-                                            if let sent = recorder.sentAt.withLock({ $0[id] }) {
-                                                let sample = milliseconds(now - sent)
-                                                recorder.samples.withLock {
-                                                    $0.append(contentsOf: repeatElement(sample, count: change.targetIds.count))
-                                                }
+                                            let now = deliveries.now()
+                                            // Document ids are `m<commit index>`.
+                                            let index = change.document.name.lastIndex(of: "m").flatMap {
+                                                Int(change.document.name[change.document.name.index(after: $0)...])
+                                            }
+                                            if let index, let sample = deliveries.latency(of: index, at: now) {
+                                                samples.append(contentsOf: repeatElement(sample, count: change.targetIds.count))
                                             }
                                             received += 1
-                                            delivered.continuation.yield(change.targetIds.count)
+                                            deliveries.delivered(change.targetIds.count)
                                             if received == warmUp + commits { break }
                                         }
                                     }
                                     requestsIn.finish()
+                                    return samples
                                 }
                             }
                         }
-                        try await streams.waitForAll()
+                        return try await streams.reduce(into: []) { $0 += $1 }
                     }
                 }
             }
@@ -135,23 +202,27 @@ func latency(port: Int, listeners: Int, perStream: Int = 1, connections: Int, co
             if readyCount == streamCount { break }
         }
         try await withClient(port: port) { writer in
-            var deliveries = delivered.stream.makeAsyncIterator()
             for index in 0..<(warmUp + commits) {
-                let id = "m\(index)"
-                if index >= warmUp { recorder.sentAt.withLock { $0[id] = ContinuousClock.now } }
-                _ = try await writer.commit(commit(collection, id, Int64(index)), metadata: owner)
-                var seen = 0
-                while seen < listeners, let count = await deliveries.next() { seen += count }
+                if index == warmUp { cpu.start = processCPU() }
+                if index >= warmUp { deliveries.markSent(index) }
+                _ = try await writer.commit(commit(collection, "m\(index)", Int64(index)), metadata: owner)
+                await deliveries.wait(for: listeners)
             }
+            cpu.end = processCPU()
         }
-        try await group.waitForAll()
+        return try await group.reduce(into: []) { $0 += $1 }
     }
-    let sorted = recorder.samples.withLock { $0 }.sorted()
+    let sorted = samples.sorted()
     let shape = perStream == 1 ? "\(listeners) streams" : "\(streamCount) streams × \(perStream) targets"
     print(
         String(
             format: "  %5d listener(s) (%@), %d commits: p50 %.2f ms, p99 %.2f ms, max %.2f ms  (goal p99 <= 5 ms)",
             listeners, shape, commits, percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last ?? .nan))
+    print(
+        String(
+            format: "        CPU time of this process per commit: %.2f ms (%@)", (cpu.end - cpu.start) / Double(commits),
+            ProcessInfo.processInfo.environment["FIRESTORE_EMULATOR_HOST"] == nil
+                ? "server, listeners and committer" : "listeners and committer only"))
 }
 
 /// Loads `count` documents, then times one listener's initial snapshot of all of them.
