@@ -147,6 +147,7 @@ func latency(port: Int, listeners: Int, perStream: Int = 1, connections: Int, co
     let deliveries = Deliveries(commits: warmUp + commits)
     let ready = AsyncStream<Void>.makeStream()
     var cpu = (start: 0.0, end: 0.0)
+    var acknowledged: [Double] = []
     let samples = try await withThrowingTaskGroup(of: [Double].self) { group in
         for connection in 0..<connections {
             let share = streamCount / connections + (connection < streamCount % connections ? 1 : 0)
@@ -205,7 +206,9 @@ func latency(port: Int, listeners: Int, perStream: Int = 1, connections: Int, co
             for index in 0..<(warmUp + commits) {
                 if index == warmUp { cpu.start = processCPU() }
                 if index >= warmUp { deliveries.markSent(index) }
+                let sent = ContinuousClock.now
                 _ = try await writer.commit(commit(collection, "m\(index)", Int64(index)), metadata: owner)
+                if index >= warmUp { acknowledged.append(milliseconds(ContinuousClock.now - sent)) }
                 await deliveries.wait(for: listeners)
             }
             cpu.end = processCPU()
@@ -218,6 +221,11 @@ func latency(port: Int, listeners: Int, perStream: Int = 1, connections: Int, co
         String(
             format: "  %5d listener(s) (%@), %d commits: p50 %.2f ms, p99 %.2f ms, max %.2f ms  (goal p99 <= 5 ms)",
             listeners, shape, commits, percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last ?? .nan))
+    acknowledged.sort()
+    print(
+        String(
+            format: "        commit acknowledged after p50 %.2f ms, p99 %.2f ms",
+            percentile(acknowledged, 0.5), percentile(acknowledged, 0.99)))
     print(
         String(
             format: "        CPU time of this process per commit: %.2f ms (%@)", (cpu.end - cpu.start) / Double(commits),

@@ -30,6 +30,27 @@ import Testing
         #expect(readTime < first.commitTime)
     }
 
+    @Test func aSubscriberGetsOnlyCommitsPublishedAfterItSubscribed() async throws {
+        let feed = CommitFeed()
+        let early = feed.subscribe(database)
+        // Published before `late` subscribes, possibly handed out after: `late` must not see it.
+        feed.publish(CommitFeed.Entry(commitTime: Timestamp(microseconds: 1), changes: []), to: database)
+        let late = feed.subscribe(database)
+        feed.publish(CommitFeed.Entry(commitTime: Timestamp(microseconds: 2), changes: []), to: database)
+        var earlyTimes: [Timestamp] = []
+        for await entry in early.entries {
+            earlyTimes.append(entry.commitTime)
+            if earlyTimes.count == 2 { break }
+        }
+        var lateTimes: [Timestamp] = []
+        for await entry in late.entries {
+            lateTimes.append(entry.commitTime)
+            break
+        }
+        #expect(earlyTimes == [Timestamp(microseconds: 1), Timestamp(microseconds: 2)])
+        #expect(lateTimes == [Timestamp(microseconds: 2)])
+    }
+
     @Test func aSubscriberThatFallsBehindIsCutOffAlone() async throws {
         let feed = CommitFeed(limit: 2)
         let slow = feed.subscribe(database)
@@ -37,6 +58,7 @@ import Testing
         for micros in 1...3 {
             feed.publish(CommitFeed.Entry(commitTime: Timestamp(microseconds: Int64(micros)), changes: []), to: database)
         }
+        await feed.handedOut()  // all three offered before the subscriber reads one
         var count = 0
         for await _ in slow.entries { count += 1 }
         #expect(count == 2 && slow.takeOverflow())

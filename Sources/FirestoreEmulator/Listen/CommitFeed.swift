@@ -1,8 +1,11 @@
+import Dispatch
 import Synchronization
 
-/// Every commit, in commit order, for the listeners of each database. Publishing never waits: each
-/// subscriber has its own bounded buffer, and a subscriber that falls `limit` commits behind has its stream
-/// finished (its transport then closes the listen stream with an error the SDKs retry), hurting no one else.
+/// Every commit, in commit order, for the listeners of each database. Publishing never waits: it queues the
+/// commit for the subscribers of that moment, and a serial delivery queue hands it to each of them, so a
+/// commit never holds the store's lock for its fan-out. Each subscriber has its own bounded buffer, and one
+/// that falls `limit` commits behind has its stream finished (its transport then closes the listen stream
+/// with an error the SDKs retry), hurting no one else.
 final class CommitFeed: Sendable {
     /// One commit as listeners see it.
     struct Entry: Sendable {
@@ -16,6 +19,8 @@ final class CommitFeed: Sendable {
     /// The subscriptions cut off for falling behind, until someone asks.
     private let overflowed = Mutex<Set<Int>>([])
     private let nextID = Atomic<Int>(0)
+    /// Hands out published commits one after another, in the order they were published.
+    private let delivery = DispatchQueue(label: "hearth.firestore.commit-feed")
 
     /// The most commits a subscriber may have waiting.
     let limit: Int
@@ -56,12 +61,22 @@ final class CommitFeed: Sendable {
         return id
     }
 
-    /// Hands `entry` to every subscriber of `database`; one that cannot take it is cut off.
+    /// Hands `entry` to every subscriber `database` has now; one that cannot take it is cut off. Call it
+    /// under the store's lock, as `subscribe`: commits reach each subscriber in the order they were
+    /// published, and only those published after it subscribed. Returns before the entry is handed out.
     func publish(_ entry: Entry, to database: DatabaseName) {
         let targets = subscribers.withLock { $0[database] ?? [:] }
-        for (id, deliver) in targets where !deliver(entry) {
-            subscribers.withLock { $0[database]?[id] = nil }
+        guard !targets.isEmpty else { return }
+        delivery.async {
+            for (id, deliver) in targets where !deliver(entry) {
+                self.subscribers.withLock { _ = $0[database]?.removeValue(forKey: id) }
+            }
         }
+    }
+
+    /// Returns once every commit published before the call has been handed out to its subscribers.
+    func handedOut() async {
+        await withCheckedContinuation { continuation in delivery.async { continuation.resume() } }
     }
 
     /// Ends subscription `id`.

@@ -177,7 +177,7 @@ final class FirestoreStore: Sendable {
                 changes.append((path, before, after))
             }
             if !changes.isEmpty {
-                // Under the lock, so listeners see commits in commit order; publishing never waits.
+                // Under the lock, so listeners see commits in commit order; the fan-out happens after it.
                 feed.publish(CommitFeed.Entry(commitTime: commitTime, changes: changes), to: database)
             }
             return CommitOutcome(commitTime: commitTime, results: results, documents: documents, changes: changes)
