@@ -51,6 +51,23 @@ import Testing
         #expect(lateTimes == [Timestamp(microseconds: 2)])
     }
 
+    @Test func aSmallBacklogLosesAndReordersNothing() async throws {
+        let feed = CommitFeed(backlog: 2)
+        let subscription = feed.subscribe(database)
+        let publisher = Task.detached {
+            for micros in 1...200 {
+                feed.publish(CommitFeed.Entry(commitTime: Timestamp(microseconds: Int64(micros)), changes: []), to: database)
+            }
+        }
+        var times: [Timestamp] = []
+        for await entry in subscription.entries {
+            times.append(entry.commitTime)
+            if times.count == 200 { break }
+        }
+        await publisher.value
+        #expect(times == (1...200).map { Timestamp(microseconds: Int64($0)) })
+    }
+
     @Test func aSubscriberThatFallsBehindIsCutOffAlone() async throws {
         let feed = CommitFeed(limit: 2)
         let slow = feed.subscribe(database)

@@ -1,11 +1,11 @@
 import Dispatch
 import Synchronization
 
-/// Every commit, in commit order, for the listeners of each database. Publishing never waits: it queues the
-/// commit for the subscribers of that moment, and a serial delivery queue hands it to each of them, so a
-/// commit never holds the store's lock for its fan-out. Each subscriber has its own bounded buffer, and one
-/// that falls `limit` commits behind has its stream finished (its transport then closes the listen stream
-/// with an error the SDKs retry), hurting no one else.
+/// Every commit, in commit order, for the listeners of each database. Publishing queues the commit for the
+/// subscribers of that moment, and a serial delivery queue hands it to each of them, so a commit never holds
+/// the store's lock for its fan-out; a publisher waits only when `backlog` commits are queued. Each
+/// subscriber has its own bounded buffer, and one that falls `limit` commits behind has its stream finished
+/// (its transport then closes the listen stream with an error the SDKs retry), hurting no one else.
 final class CommitFeed: Sendable {
     /// One commit as listeners see it.
     struct Entry: Sendable {
@@ -21,13 +21,18 @@ final class CommitFeed: Sendable {
     private let nextID = Atomic<Int>(0)
     /// Hands out published commits one after another, in the order they were published.
     private let delivery = DispatchQueue(label: "hearth.firestore.commit-feed")
+    /// Room in the delivery queue: a publisher waits when `backlog` commits are queued, so writers faster
+    /// than the fan-out are held back rather than queueing without bound.
+    private let room: DispatchSemaphore
 
     /// The most commits a subscriber may have waiting.
     let limit: Int
 
-    /// A feed whose subscribers may fall `limit` commits behind.
-    init(limit: Int = 10_000) {
+    /// A feed whose subscribers may fall `limit` commits behind, and that queues up to `backlog` commits
+    /// for handing out before a publisher waits.
+    init(limit: Int = 10_000, backlog: Int = 1_024) {
         self.limit = limit
+        room = DispatchSemaphore(value: backlog)
     }
 
     /// A new subscription to `database`'s commits from the next one on, as a stream. Call it under the
@@ -63,14 +68,17 @@ final class CommitFeed: Sendable {
 
     /// Hands `entry` to every subscriber `database` has now; one that cannot take it is cut off. Call it
     /// under the store's lock, as `subscribe`: commits reach each subscriber in the order they were
-    /// published, and only those published after it subscribed. Returns before the entry is handed out.
+    /// published, and only those published after it subscribed. Returns before the entry is handed out,
+    /// unless `backlog` commits are already waiting: then once there is room.
     func publish(_ entry: Entry, to database: DatabaseName) {
         let targets = subscribers.withLock { $0[database] ?? [:] }
         guard !targets.isEmpty else { return }
+        room.wait()
         delivery.async {
             for (id, deliver) in targets where !deliver(entry) {
                 self.subscribers.withLock { _ = $0[database]?.removeValue(forKey: id) }
             }
+            self.room.signal()
         }
     }
 
