@@ -293,8 +293,8 @@ let phases = Set(CommandLine.arguments.dropFirst())
 func runs(_ phase: String) -> Bool { phases.isEmpty || phases.contains(phase) }
 print("commit → listener latency over gRPC on loopback:")
 if runs("1") { try await latency(port: port, listeners: 1, connections: 1, commits: 500) }
-if runs("10x100") { try await latency(port: port, listeners: 1000, perStream: 100, connections: 10, commits: 100) }
-if runs("1x1000") { try await latency(port: port, listeners: 1000, perStream: 1000, connections: 1, commits: 100) }
-if runs("1000") { try await latency(port: port, listeners: 1000, connections: 10, commits: 100) }
+if runs("10x100") { try await latency(port: port, listeners: 1000, perStream: 100, connections: 10, commits: 300) }
+if runs("1x1000") { try await latency(port: port, listeners: 1000, perStream: 1000, connections: 1, commits: 300) }
+if runs("1000") { try await latency(port: port, listeners: 1000, connections: 10, commits: 300) }
 if runs("snapshot") { try await bigSnapshot(port: port, count: 100_000) }
 await emulator?.stop()
