@@ -106,6 +106,36 @@ import Testing
         #expect(render(events) == ["change rooms/a [1] -[]", "remove rooms/b -[1]", "noChange[] @10"])
     }
 
+    @Test func aHeldSnapshotWaitsUntilOtherTargetsHaveTheCommitsBeforeIt() throws {
+        var session = ListenSession()
+        _ = session.add(ListenTarget(id: 1, kind: query()), results: [], readTime: Timestamp(microseconds: 2), in: database)
+        // Target 3 is read at 20 while the commit at 10 is still on its way to target 1.
+        let added = session.add(
+            ListenTarget(id: 3, kind: .documents([DocumentPath(segments: ["rooms", "a"])])),
+            results: [document("rooms/a", 1, at: 10)], readTime: Timestamp(microseconds: 20), in: database,
+            holdingSnapshot: true)
+        #expect(render(added) == ["add[3]", "change rooms/a [3] -[]", "current[3]"])
+        #expect(session.waitingForCatchUp == 1)
+        // The commit reaches target 1 (target 3 already has it) before any snapshot at 20 goes out.
+        let late = try session.apply(
+            [(DocumentPath(segments: ["rooms", "a"]), nil, document("rooms/a", 1, at: 10))],
+            at: Timestamp(microseconds: 10), in: database, rerun: { _ in [] })
+        #expect(render(late) == ["change rooms/a [1] -[]", "noChange[] @10"])
+        #expect(render(session.caughtUp()) == ["noChange[] @20"])
+        #expect(session.waitingForCatchUp == 0)
+
+        // A once target's removal follows its held snapshot; a snapshot already sent later is not repeated.
+        let once = ListenTarget(id: 5, kind: query(), once: true)
+        #expect(render(session.add(once, results: [], readTime: Timestamp(microseconds: 30), in: database, holdingSnapshot: true)) == [
+            "add[5]", "current[5]",
+        ])
+        _ = try session.apply(
+            [(DocumentPath(segments: ["rooms", "b"]), nil, document("rooms/b", 1, at: 40))],
+            at: Timestamp(microseconds: 40), in: database, rerun: { _ in [] })
+        #expect(render(session.caughtUp()) == ["remove[5]"])
+        #expect(session.caughtUp().isEmpty)
+    }
+
     @Test func refusedTargetIsAddedThenRemovedWithACause() {
         var session = ListenSession()
         #expect(render(session.refuse(7, because: .permissionDenied)) == ["add[7]", "remove[7] cause"])

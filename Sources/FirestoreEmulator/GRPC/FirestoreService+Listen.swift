@@ -13,6 +13,8 @@ extension FirestoreService {
     private enum ListenInput: Sendable {
         case request(Google_Firestore_V1_ListenRequest)
         case commit(CommitFeed.Entry)
+        /// Every commit published before the oldest held snapshot's target was read has been fed in.
+        case caughtUp
     }
 
     /// `Listen`: answers each `add_target` with ADD, the documents, CURRENT and a snapshot, each
@@ -69,7 +71,18 @@ extension FirestoreService {
                             throw RPCError(error)
                         }
                     }
+                    let waiting = session.waitingForCatchUp
                     events = handle(message, session: &session, database: listening!.database, credential: credential)
+                    if session.waitingForCatchUp > waiting {
+                        // The feed hands this out after every commit published so far, in order.
+                        api.store.feed.afterPublished {
+                            // A stream too far behind to hold it is ended (RESOURCE_EXHAUSTED, below).
+                            if case .dropped = continuation.yield(.caughtUp) {
+                                behind.set()
+                                continuation.finish()
+                            }
+                        }
+                    }
                 case .commit(let entry):
                     guard let database = listening?.database else { continue }
                     do throws(APIError) {
@@ -79,6 +92,8 @@ extension FirestoreService {
                     } catch {
                         throw RPCError(error)
                     }
+                case .caughtUp:
+                    events = session.caughtUp()
                 }
                 guard let database = listening?.database, !events.isEmpty else { continue }
                 // One write per batch of events: a commit's changes and its snapshot go out together.
@@ -113,7 +128,7 @@ extension FirestoreService {
                     of: target, database: database, credential: credential, previous: previous ?? [])
                 return session.add(
                     target, results: results, readTime: readTime, in: database,
-                    resumed: previous.map { ListenSession.Resumed(previous: $0, deleted: deleted) })
+                    resumed: previous.map { ListenSession.Resumed(previous: $0, deleted: deleted) }, holdingSnapshot: true)
             } catch {
                 return session.refuse(target.id, because: error)
             }

@@ -82,9 +82,14 @@ final class CommitFeed: Sendable {
         }
     }
 
+    /// Runs `action` once every commit published before the call has been handed out to its subscribers.
+    func afterPublished(_ action: @escaping @Sendable () -> Void) {
+        delivery.async(execute: action)
+    }
+
     /// Returns once every commit published before the call has been handed out to its subscribers.
     func handedOut() async {
-        await withCheckedContinuation { continuation in delivery.async { continuation.resume() } }
+        await withCheckedContinuation { continuation in afterPublished { continuation.resume() } }
     }
 
     /// Ends subscription `id`.

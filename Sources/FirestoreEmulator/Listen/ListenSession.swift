@@ -29,6 +29,12 @@ struct ListenSession: Sendable {
     private var order: [Int32] = []
     /// The read time of the last snapshot sent; snapshots never go back in time.
     private(set) var lastReadTime: Timestamp?
+    /// Added targets whose snapshot waits until the stream has caught up with every commit up to their
+    /// read time, oldest first: the snapshot's time, and the id of a `once` target to remove after it.
+    private var catchingUp: [(time: Timestamp, once: Int32?)] = []
+
+    /// How many added targets wait for `caughtUp()`.
+    var waitingForCatchUp: Int { catchingUp.count }
 
     /// The ids of the active targets.
     var targetIDs: [Int32] { order }
@@ -46,9 +52,14 @@ struct ListenSession: Sendable {
     /// left, then an existence filter with the count, as production does), or RESET and the full state
     /// when its resume time is no longer known. A `once` target is removed again right after. Re-adding an
     /// active id replaces it.
+    ///
+    /// `holdingSnapshot`: the results were read at "now", while commits up to `readTime` may still be on
+    /// their way to the stream's other targets; a snapshot now would claim those targets were up to date at
+    /// `readTime`, and a client resuming from it would miss those commits. So the snapshot (and a `once`
+    /// target's removal) waits for `caughtUp()`, which the transport calls once those commits are applied.
     mutating func add(
         _ target: ListenTarget, results: [Document], readTime: Timestamp, in database: DatabaseName,
-        resumed: Resumed? = nil
+        resumed: Resumed? = nil, holdingSnapshot: Bool = false
     ) -> [ListenEvent] {
         var events: [ListenEvent] = [.targetChange(.add, targetIDs: [target.id])]
         var seen: [DocumentPath: Timestamp] = [:]
@@ -75,15 +86,30 @@ struct ListenSession: Sendable {
             events.append(.existenceFilter(targetID: target.id, count: Int32(clamping: results.count)))
         }
         events.append(.targetChange(.current, targetIDs: [target.id], resumeToken: time.resumeToken))
-        events.append(snapshot(at: time))
-        if target.once {
-            events.append(.targetChange(.remove, targetIDs: [target.id]))
+        if holdingSnapshot {
+            catchingUp.append((time, target.once ? target.id : nil))
         } else {
+            events.append(snapshot(at: time))
+            if target.once { events.append(.targetChange(.remove, targetIDs: [target.id])) }
+        }
+        if !target.once {
             var plan: QueryPlan?
             if case .query(let query) = target.kind { plan = QueryPlan(query, in: database) }
             targets[target.id] = TargetState(
                 target: target, matching: matching, since: readTime, plan: plan, scope: target.scope)
         }
+        return events
+    }
+
+    /// The held snapshot of the oldest target added with `holdingSnapshot`, now that every commit up to its
+    /// read time is applied: the snapshot, unless a later one already went out, then a `once` target's
+    /// REMOVE.
+    mutating func caughtUp() -> [ListenEvent] {
+        guard !catchingUp.isEmpty else { return [] }
+        let (time, once) = catchingUp.removeFirst()
+        var events: [ListenEvent] = []
+        if lastReadTime.map({ $0 < time }) ?? true { events.append(snapshot(at: time)) }
+        if let once { events.append(.targetChange(.remove, targetIDs: [once])) }
         return events
     }
 
