@@ -83,31 +83,24 @@ func processCPU() -> Double {
 /// When each measured commit was sent, and a countdown of the deliveries the committer waits for. Each
 /// stream keeps its own samples, so listeners never wait on one another to record one.
 final class Deliveries: Sendable {
-    private let sentAt: Mutex<[Int64]>
-    private let clockOrigin = ContinuousClock.now
+    private let sentAt: Mutex<[ContinuousClock.Instant?]>
     private let waiting = Mutex<(remaining: Int, continuation: CheckedContinuation<Void, Never>?)>((0, nil))
 
     /// Room for `commits` commits.
     init(commits: Int) {
-        sentAt = Mutex(Array(repeating: -1, count: commits))
-    }
-
-    /// Nanoseconds since this recorder was made.
-    func now() -> Int64 {
-        let elapsed = (ContinuousClock.now - clockOrigin).components
-        return elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000
+        sentAt = Mutex(Array(repeating: nil, count: commits))
     }
 
     /// Marks commit `index` as sent now.
     func markSent(_ index: Int) {
-        let instant = now()
-        sentAt.withLock { $0[index] = instant }
+        let now = ContinuousClock.now
+        sentAt.withLock { $0[index] = now }
     }
 
     /// Milliseconds from commit `index`'s sending to `instant` (nil if it is not measured).
-    func latency(of index: Int, at instant: Int64) -> Double? {
-        let sent = sentAt.withLock { $0.indices.contains(index) ? $0[index] : -1 }
-        return sent < 0 ? nil : Double(instant - sent) / 1e6
+    func latency(of index: Int, at instant: ContinuousClock.Instant) -> Double? {
+        let sent = sentAt.withLock { $0.indices.contains(index) ? $0[index] : nil }
+        return sent.map { milliseconds(instant - $0) }
     }
 
     /// Waits until `count` deliveries have been counted by `delivered`.
@@ -174,7 +167,7 @@ func latency(port: Int, listeners: Int, perStream: Int = 1, connections: Int, co
                                             continue
                                         }
                                         if case .documentChange(let change) = message.responseType {
-                                            let now = deliveries.now()
+                                            let now = ContinuousClock.now
                                             // Document ids are `m<commit index>`.
                                             let index = change.document.name.lastIndex(of: "m").flatMap {
                                                 Int(change.document.name[change.document.name.index(after: $0)...])

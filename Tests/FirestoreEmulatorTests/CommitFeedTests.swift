@@ -75,7 +75,8 @@ import Testing
         for micros in 1...3 {
             feed.publish(CommitFeed.Entry(commitTime: Timestamp(microseconds: Int64(micros)), changes: []), to: database)
         }
-        await feed.handedOut()  // all three offered before the subscriber reads one
+        // All three offered before the subscriber reads one.
+        await withCheckedContinuation { continuation in feed.afterPublished { continuation.resume() } }
         var count = 0
         for await _ in slow.entries { count += 1 }
         #expect(count == 2 && slow.takeOverflow())

@@ -87,11 +87,6 @@ final class CommitFeed: Sendable {
         delivery.async(execute: action)
     }
 
-    /// Returns once every commit published before the call has been handed out to its subscribers.
-    func handedOut() async {
-        await withCheckedContinuation { continuation in afterPublished { continuation.resume() } }
-    }
-
     /// Ends subscription `id`.
     func unsubscribe(_ id: Int, from database: DatabaseName) {
         subscribers.withLock { $0[database]?[id] = nil }
