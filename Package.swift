@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
@@ -63,6 +64,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -102,6 +104,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -248,9 +251,31 @@ let package = Package(
             path: "Benchmarks/RulesBenchmark",
             swiftSettings: swiftSettings
         ),
+        // libFuzzer targets for the parsers clients feed (scripts/fuzz builds it with -sanitize=fuzzer);
+        // a plain build replays files through them: `swift run HearthFuzz json some.json`.
+        .executableTarget(
+            name: "HearthFuzz",
+            dependencies: [
+                "DatabaseEmulator", "DatabaseRules", "EmulatorCore", "FirestoreEmulator", "SecurityRules",
+                "StorageEmulator", .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Fuzz/HearthFuzz",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EmulatorCoreTests",
             dependencies: ["EmulatorCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EmulatorHTTPTests",
+            dependencies: [
+                "EmulatorHTTP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

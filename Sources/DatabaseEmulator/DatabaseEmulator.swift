@@ -33,16 +33,19 @@ public final class DatabaseEmulator: ServedEmulator {
         let databases = try Databases(projectID: projectID, rulesFiles: files, clock: clock, logger: logger)
         self.databases = databases
         let api = DatabaseAPI(databases: databases)
-        let webSocket = WebSocketEndpoint(databases: databases)
+        let webSocket = WebSocketEndpoint(databases: databases, access: LocalAccess(boundHost: host))
         server = EmulatorServer(
             responder: EmulatorResponder { request, context in try await api.handle(request, context: context) },
             host: host, port: port, logger: logger,
-            http1: .http1WebSocketUpgrade(
-                configuration: .init(
-                    http1: .emulator,
-                    ws: WebSocketServerConfiguration(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30))))
-            ) { request, _, _ in
-                webSocket.shouldUpgrade(request)
+            http1: .upgradable(to: ["websocket"]) { responder in
+                HTTP1WebSocketUpgradeChannel(
+                    responder: responder,
+                    configuration: .init(
+                        http1: .emulator,
+                        ws: WebSocketServerConfiguration(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30))))
+                ) { request, _, _ in
+                    webSocket.shouldUpgrade(request)
+                }
             })
     }
 

@@ -303,7 +303,8 @@ private struct JSONReader {
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if isInteger, let value = Int64(text) { return .int(value) }
-        guard let value = Double(text) else { throw error("invalid number") }
+        // Beyond the double range (`1e400`, a 400-digit integer) is refused, not read as infinity.
+        guard let value = Double(text), value.isFinite else { throw error("number out of range") }
         return .double(value)
     }
 }

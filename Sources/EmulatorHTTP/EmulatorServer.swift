@@ -57,6 +57,8 @@ public final class EmulatorServer: Sendable {
     @discardableResult
     public func start() async throws -> Int {
         let bound = AsyncStream<Result<Int, any Error>>.makeStream()
+        var responder = responder
+        responder.access = LocalAccess(boundHost: host)
         var app = Application(
             responder: responder,
             server: http2.map { .http1(handingHTTP2To: $0) } ?? http1 ?? .http1(configuration: .emulator),

@@ -48,10 +48,18 @@ struct ProtocolSniffingChannel<HTTP1: ServerChildChannel>: ServerChildChannel {
 }
 
 extension HTTP1Channel.Configuration {
-    /// Every emulator's HTTP/1.1: `Expect: 100-continue` answered at once.
+    /// Every emulator's HTTP/1.1: `Expect: 100-continue` answered at once, `CONNECT` refused, and a
+    /// connection idle for `idleTimeout` (no request in progress, or a request whose head or body stalled)
+    /// closed, so abandoned keep-alive connections and stalled clients give their descriptors back.
     public static var emulator: Self {
-        Self(additionalChannelHandlers: [ReadSizeHandler(), ExpectContinueHandler()])
+        Self(
+            additionalChannelHandlers: [ReadSizeHandler(), ConnectRefusalHandler(), ExpectContinueHandler()],
+            idleTimeout: idleTimeout)
     }
+
+    /// How long an HTTP/1.1 connection may stay idle (nginx's keep-alive default is 75 s; Node's 5 s cuts
+    /// off clients that reuse connections).
+    public static let idleTimeout = TimeAmount.seconds(60)
 }
 
 extension HTTPServerBuilder {

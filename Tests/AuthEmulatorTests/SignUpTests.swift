@@ -33,6 +33,9 @@ import Testing
         (["password": "password1"], "MISSING_EMAIL"),
         (["email": "a@b.c"], "MISSING_PASSWORD"),
         (["email": "not-an-email", "password": "password1"], "INVALID_EMAIL"),
+        (["email": "a\u{0}b@example.com", "password": "password1"], "INVALID_EMAIL"),
+        (["email": "a b@example.com", "password": "password1"], "INVALID_EMAIL"),
+        (["email": .string(String(repeating: "x", count: 250) + "@example.com"), "password": "password1"], "INVALID_EMAIL"),
         (["localId": "abc"], "UNEXPECTED_PARAMETER : User ID"),
     ]
 

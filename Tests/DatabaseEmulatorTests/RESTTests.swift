@@ -92,8 +92,41 @@ import Testing
                 uri: "/.settings/rules.json?ns=r4", method: .put, headers: [.authorization: "Bearer owner"],
                 body: ByteBuffer(string: #"{"rules": {".read": "nope("}}"#))
             #expect(broken.status == .badRequest)
-            let text = try await client.execute(uri: "/.settings/rules.json?ns=r4", method: .get)
+            let anonymousRead = try await client.execute(uri: "/.settings/rules.json?ns=r4", method: .get)
+            #expect(anonymousRead.status == .unauthorized)
+            let text = try await client.execute(
+                uri: "/.settings/rules.json?ns=r4", method: .get, headers: [.authorization: "Bearer owner"])
             #expect(String(buffer: text.body) == rules)
+        }
+    }
+
+    @Test func numbersBeyondTheDoubleRangeAreRefusedNotStoredAsNull() async throws {
+        try await withEmulator { client in
+            for number in ["1e400", String(repeating: "9", count: 400)] {
+                let put = try await client.execute(
+                    uri: "/n.json?ns=r9", method: .put, body: ByteBuffer(string: #"{"big":\#(number),"ok":1}"#))
+                #expect(put.status == .badRequest)
+            }
+            let shallow = try await client.execute(uri: "/n.json?ns=r9&shallow=true", method: .get)
+            #expect(String(buffer: shallow.body) == "null")
+        }
+    }
+
+    @Test func namespacesAndCallbacksMustBeNames() async throws {
+        try await withEmulator { client in
+            for namespace in ["..", "%00", "a.b", "a%2Fb", String(repeating: "x", count: 101)] {
+                let response = try await client.execute(uri: "/.json?ns=\(namespace)", method: .get)
+                #expect(response.status == .badRequest, "\(namespace)")
+            }
+            let listed = try await client.execute(uri: "/.inspect/databases.json", method: .get)
+            #expect(try json(listed) == [])
+            for callback in ["alert(1)//", "1a", "a..b", "a%20b"] {
+                let response = try await client.execute(uri: "/.json?ns=r10&callback=\(callback)", method: .get)
+                #expect(response.status == .badRequest, "\(callback)")
+            }
+            let named = try await client.execute(uri: "/.json?ns=r10&callback=window.cb_1$", method: .get)
+            #expect(String(buffer: named.body) == "window.cb_1$(null);")
+            #expect(named.headers[.xContentTypeOptions] == "nosniff")
         }
     }
 

@@ -29,4 +29,12 @@ import Testing
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(deep) }
     }
+
+    @Test func rejectsNumbersBeyondTheDoubleRange() throws {
+        for text in ["1e400", "-1e400", String(repeating: "9", count: 400), "[1, 2e308]"] {
+            #expect(throws: JSONSyntaxError.self, "\(text)") { try JSONValue.parse(text) }
+        }
+        #expect(try JSONValue.parse("1.7976931348623157e308") == .double(.greatestFiniteMagnitude))
+        #expect(try JSONValue.parse("1e-400") == .double(0), "underflow is zero, as in every JSON reader")
+    }
 }

@@ -11,7 +11,8 @@ import Testing
 
 /// gRPC (HTTP/2 with prior knowledge) and REST (HTTP/1.1) on the Firestore emulator's one port, over real
 /// loopback sockets: the wire is the point here.
-@Suite(.timeLimit(.minutes(1))) struct GRPCTransportTests {
+// Serialized: the stop-time checks must not share the machine with the test that holds hundreds of streams.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct GRPCTransportTests {
     @Test func unaryAndBidirectionalCallsAreAnswered() async throws {
         try await withEmulator { port in
             try await withFirestoreClient(port: port) { firestore in
@@ -59,6 +60,69 @@ import Testing
                     try await group.waitForAll()
                 }
             }
+        }
+    }
+
+    @Test func hundredsOfStreamsStayOpenTogetherOnOneConnection() async throws {
+        // NIO refuses a 101st concurrent stream unless told otherwise; SDKs open one per listener.
+        let count = 150
+        let gate = Gate(count: count)
+        try await withEmulator { port in
+            try await withFirestoreClient(port: port) { firestore in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<count {
+                        group.addTask {
+                            try await firestore.listen { writer in
+                                var request = Google_Firestore_V1_ListenRequest()
+                                request.addTarget.targetID = Int32(index)
+                                try await writer.write(request)
+                                await gate.wait()  // the stream stays open until every stream has its answer
+                            } onResponse: { response in
+                                for try await _ in response.messages {
+                                    await gate.arrive()
+                                    break
+                                }
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+        }
+        #expect(await gate.arrived == count)
+    }
+
+    @Test func settingsAdvertiseTheStreamLimit() async throws {
+        try await withEmulator { port in
+            let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+            let received = try await exchange(port: port, pieces: [preface + Frame(type: 0x4, flags: 0, payload: []).encoded]) {
+                Frame.parse($0).contains { $0.type == 0x4 && $0.flags == 0 }
+            }
+            let settings = try #require(Frame.parse(received).first { $0.type == 0x4 && $0.flags == 0 })
+            let pairs = stride(from: 0, to: settings.payload.count - 5, by: 6).map { offset in
+                let bytes = settings.payload[offset..<offset + 6].map(UInt32.init)
+                return (id: bytes[0] << 8 | bytes[1], value: bytes[2] << 24 | bytes[3] << 16 | bytes[4] << 8 | bytes[5])
+            }
+            #expect(pairs.first { $0.id == 0x3 }?.value == UInt32(GRPCEndpoint.maxConcurrentStreams))
+        }
+    }
+
+    @Test func aCallWhoseHeadersEndTheStreamIsAnswered() async throws {
+        try await withEmulator { port in
+            let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+            let headers = hpackLiterals([
+                (":method", "POST"), (":scheme", "http"), (":path", "/google.firestore.v1.Firestore/GetDocument"),
+                (":authority", "localhost"), ("content-type", "application/grpc"), ("te", "trailers"),
+            ])
+            let call = Frame(type: 0x1, flags: 0x5, stream: 1, payload: headers)  // END_STREAM | END_HEADERS
+            let received = try await exchange(
+                port: port, pieces: [preface + Frame(type: 0x4, flags: 0, payload: []).encoded + call.encoded]
+            ) { received in
+                Frame.parse(received).contains { $0.type == 0x1 && $0.stream == 1 && $0.flags & 0x1 != 0 }
+            }
+            #expect(
+                Frame.parse(received).contains { $0.type == 0x1 && $0.stream == 1 && $0.flags & 0x1 != 0 },
+                "trailers ending stream 1")
         }
     }
 
@@ -279,16 +343,21 @@ extension [UInt8] {
     var text: String { String(decoding: self, as: UTF8.self) }
 }
 
-/// An HTTP/2 frame (RFC 9113 §4.1), on stream 0.
+/// An HTTP/2 frame (RFC 9113 §4.1).
 private struct Frame: Equatable {
     var type: UInt8
     var flags: UInt8
+    var stream: UInt32 = 0
     var payload: [UInt8]
 
     /// The frame's bytes.
     var encoded: [UInt8] {
         let length = payload.count
-        return [UInt8(length >> 16), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), type, flags, 0, 0, 0, 0] + payload
+        let header: [UInt8] = [UInt8(length >> 16), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), type, flags]
+        let streamID: [UInt8] = [
+            UInt8(stream >> 24 & 0x7F), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF),
+        ]
+        return header + streamID + payload
     }
 
     /// The complete frames at the start of `bytes`.
@@ -299,9 +368,48 @@ private struct Frame: Equatable {
             let header = Array(rest.prefix(9))
             let length = Int(header[0]) << 16 | Int(header[1]) << 8 | Int(header[2])
             guard rest.count >= 9 + length else { break }
-            frames.append(Frame(type: header[3], flags: header[4], payload: Array(rest.dropFirst(9).prefix(length))))
+            let stream = UInt32(header[5] & 0x7F) << 24 | UInt32(header[6]) << 16 | UInt32(header[7]) << 8 | UInt32(header[8])
+            frames.append(
+                Frame(type: header[3], flags: header[4], stream: stream, payload: Array(rest.dropFirst(9).prefix(length))))
             rest = rest.dropFirst(9 + length)
         }
         return frames
+    }
+}
+
+/// `fields` as an HPACK header block of literals without indexing (RFC 7541 §6.2.2), no Huffman coding;
+/// names and values shorter than 127 bytes.
+private func hpackLiterals(_ fields: [(String, String)]) -> [UInt8] {
+    var block: [UInt8] = []
+    for (name, value) in fields {
+        block.append(0x00)
+        block.append(UInt8(name.utf8.count))
+        block.append(contentsOf: name.utf8)
+        block.append(UInt8(value.utf8.count))
+        block.append(contentsOf: value.utf8)
+    }
+    return block
+}
+
+/// Counts arrivals; `wait()` returns once `count` have arrived.
+private actor Gate {
+    let count: Int
+    private(set) var arrived = 0
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) {
+        self.count = count
+    }
+
+    func arrive() {
+        arrived += 1
+        guard arrived >= count else { return }
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+
+    func wait() async {
+        guard arrived < count else { return }
+        await withCheckedContinuation { waiters.append($0) }
     }
 }

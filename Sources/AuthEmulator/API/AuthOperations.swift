@@ -75,8 +75,12 @@ enum AuthOperations {
             "WEAK_PASSWORD : Password should be at least \(minimumPasswordLength) characters")
     }
 
-    /// `x@y`: anything with exactly one `@` and text on both sides, as the official emulator accepts.
+    /// `x@y`: exactly one `@` with text on both sides, as the official emulator accepts, within the length
+    /// and characters an address can have.
     static func isValidEmail(_ email: String) -> Bool {
+        // At most 254 bytes (RFC 5321's path limit), with no control characters or spaces.
+        guard email.utf8.count <= 254, !email.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
+        else { return false }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty
     }

@@ -45,6 +45,10 @@ struct DatabaseAPI: Sendable {
     private func route(_ request: Request) async throws -> Response {
         let fields = request.queryFields
         let namespace = fields["ns"] ?? Self.namespace(fromHost: request.head.authority) ?? databases.defaultNamespace
+        guard Databases.isValidNamespace(namespace) else { throw Failure(400, Databases.invalidNamespaceMessage(namespace)) }
+        if let callback = fields["callback"], !Self.isValidCallback(callback) {
+            throw Failure(400, "Invalid callback: it must be a JavaScript identifier or property path (letters, digits, _, $ and .).")
+        }
         let path = request.uri.path
         switch path {
         case "/.settings/rules.json":
@@ -104,16 +108,20 @@ struct DatabaseAPI: Sendable {
 
     // MARK: - Rules (emulator only)
 
-    /// `GET /.settings/rules.json` returns the rules' text; `PUT` (admin) replaces them.
+    /// `GET /.settings/rules.json` returns the rules' text; `PUT` replaces them. Both need admin, as
+    /// production's (an access token) does.
     private func rules(_ request: Request, namespace: String) async throws -> Response {
+        guard request.method == .get || request.method == .put || request.method == .post else {
+            throw Failure(405, "Method not allowed")
+        }
+        guard try Self.auth(request, fields: request.queryFields) == .admin else {
+            throw Failure(401, "Permission denied")
+        }
         let database = databases.database(namespace)
         switch request.method {
         case .get:
             return .json(data: Data(database.rules.source.utf8))
-        case .put, .post:
-            guard try Self.auth(request, fields: request.queryFields) == .admin else {
-                throw Failure(401, "Permission denied")
-            }
+        default:
             let body = try await request.collectBody(limit: Self.bodyLimit)
             do {
                 database.setRules(try DatabaseRuleSet(source: String(decoding: body, as: UTF8.self)))
@@ -121,8 +129,6 @@ struct DatabaseAPI: Sendable {
                 throw Failure(400, error.message)
             }
             return .json(["status": "ok"])
-        default:
-            throw Failure(405, "Method not allowed")
         }
     }
 
@@ -136,12 +142,26 @@ struct DatabaseAPI: Sendable {
             text = "\(callback)(\(text));"
         }
         var response = Response.json(data: Data(text.utf8), status: status)
-        if fields["callback"] != nil { response.headers[.contentType] = "application/javascript; charset=utf-8" }
+        if fields["callback"] != nil {
+            response.headers[.contentType] = "application/javascript; charset=utf-8"
+            response.headers[.xContentTypeOptions] = "nosniff"
+        }
         if let name = fields["download"] {
             response.headers[.contentDisposition] = "attachment; filename=\"\(name)\""
         }
         for field in headers { response.headers.append(field) }
         return response
+    }
+
+    /// Whether a JSONP `callback` is a JavaScript name or property path (`cb`, `jQuery_1`, `a.b$c`), at most
+    /// 256 characters: nothing else is echoed into a script.
+    static func isValidCallback(_ callback: String) -> Bool {
+        guard (1...256).contains(callback.utf8.count), !callback.hasPrefix("."), !callback.hasSuffix("."),
+            !callback.contains("..")
+        else { return false }
+        return callback.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_$.".unicodeScalars.contains(scalar))
+        } && !("0"..."9").contains(callback.unicodeScalars.first!)
     }
 
     private static func pretty(_ value: JSONValue) -> String {

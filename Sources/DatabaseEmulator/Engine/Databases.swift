@@ -55,6 +55,21 @@ final class Databases: Sendable {
         }
     }
 
+    /// Whether `namespace` may name a database: 1 to 100 ASCII letters, digits, `-` and `_` (production's
+    /// instance names are DNS labels; `..`, `%00` or a slash never name one).
+    static func isValidNamespace(_ namespace: String) -> Bool {
+        (1...100).contains(namespace.utf8.count)
+            && namespace.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            }
+    }
+
+    /// The error text for a namespace that is not valid.
+    static func invalidNamespaceMessage(_ namespace: String) -> String {
+        "Invalid namespace '\(namespace.prefix(100))': a database name is 1 to 100 letters, digits, '-' and '_'."
+    }
+
     /// Every namespace in use, sorted.
     var namespaces: [String] { databases.withLock { $0.keys.sorted() } }
 

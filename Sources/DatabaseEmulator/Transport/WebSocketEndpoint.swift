@@ -10,16 +10,21 @@ import Synchronization
 /// client's frames are reassembled and handled in order while a writer drains the connection's outbox.
 final class WebSocketEndpoint: Sendable {
     let databases: Databases
+    /// Which hosts and pages may connect (WebSockets are not subject to CORS: a page on any site could
+    /// otherwise open one).
+    let access: LocalAccess
     private let sessions = Atomic<UInt64>(0)
 
     /// The largest reassembled message accepted (larger: the connection ends).
     static let messageLimit = 64 << 20
 
-    init(databases: Databases) {
+    init(databases: Databases, access: LocalAccess) {
         self.databases = databases
+        self.access = access
     }
 
-    /// Whether a request is an upgrade to serve, and how.
+    /// Whether a request is an upgrade to serve, and how. One refused (a foreign page or host, a bad
+    /// namespace) is not upgraded: the HTTP side answers it with its error.
     func shouldUpgrade(_ request: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         guard let target = request.path, target == "/.ws" || target.hasPrefix("/.ws?") || target.hasPrefix("/.ws/") else {
             return .dontUpgrade
@@ -28,6 +33,9 @@ final class WebSocketEndpoint: Sendable {
         let host = request.authority ?? "localhost"
         let namespace =
             FormFields(parsing: query)["ns"] ?? DatabaseAPI.namespace(fromHost: host) ?? databases.defaultNamespace
+        guard access.refusal(host: request.authority, origin: request.headerFields[.origin]) == nil,
+            Databases.isValidNamespace(namespace)
+        else { return .dontUpgrade }
         let session = sessions.add(1, ordering: .relaxed).newValue
         return .upgrade([:]) { [self] inbound, outbound, context in
             await serve(

@@ -88,6 +88,14 @@ final class ConnectionConduit: HTTP2ServerTransport.ListenerFactory {
         guard case .listening(let listener) = state.withLock({ $0 }) else {
             return channel.eventLoop.makeFailedFuture(GRPCEndpointError.stopped)
         }
+        // The HTTP/1.1 server accepted the socket allowing half-closure; grpc-swift's pipeline expects a
+        // client's FIN to close the connection (with it allowed, every closed client would leave a socket in
+        // CLOSE-WAIT for good).
+        do {
+            try channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
         return listener.configurator.configure(channel: channel, tls: .none).map { connection in
             listener.channel.eventLoop.execute {
                 listener.relay.value.deliver(channel, configured: connection)

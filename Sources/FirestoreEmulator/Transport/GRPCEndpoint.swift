@@ -17,6 +17,12 @@ import ServiceLifecycle
 /// gRPC semantics (status and trailers, deadlines, metadata, cancellation when the client goes away, flow
 /// control) come from grpc-swift. Serving limits:
 /// - requests up to 64 MiB (production caps them at 10 MiB);
+/// - up to `maxConcurrentStreams` calls at once on one connection, advertised in SETTINGS so clients queue
+///   beyond it (NIO's unadvertised default of 100 would refuse the 101st with GOAWAY, breaking clients that
+///   open a stream per listener: grpc-java, which the official emulator runs on, sets no limit);
+/// - requests compressed with gzip or deflate (`grpc-encoding`), as grpc-java and grpcio clients send when
+///   compression is enabled; responses are compressed when the client asks for it;
+/// - a call whose HEADERS end the stream (no message) is answered at once (`EndedRequestHandler`);
 /// - client keepalive pings as often as every 10 s, with or without calls in flight (the iOS SDK pings
 ///   every 30 s); HTTP/2 PINGs are answered by the connection itself;
 /// - on shutdown each connection gets GOAWAY and 1 s to finish its calls, then closes: long-lived `Listen`
@@ -27,13 +33,23 @@ struct GRPCEndpoint: HTTP2Handoff {
     private let server: GRPCServer<HTTP2ServerTransport.Custom<ConnectionConduit>>
     private let conduit: ConnectionConduit
 
+    /// The most calls one connection may have open at once (each listener of the server SDKs is one).
+    static let maxConcurrentStreams = 10_000
+
     /// An endpoint serving `services`; it takes connections once run as a service.
     init(services: [any RegistrableRPCService]) {
         var config = HTTP2ServerTransport.Custom<ConnectionConduit>.Config.defaults
         config.rpc.maxRequestPayloadSize = 64 << 20
+        config.http2.maxConcurrentStreams = Self.maxConcurrentStreams
+        config.compression.enabledAlgorithms = .all
         config.connection.keepalive.clientBehavior = .init(
             minPingIntervalWithoutCalls: .seconds(10), allowWithoutCalls: true)
         config.connection.maxGraceTime = .seconds(1)
+        config.channelDebuggingCallbacks.onAcceptHTTP2Stream = { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(EndedRequestHandler(), position: .first)
+            }
+        }
         conduit = ConnectionConduit(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)  // Hummingbird's too
         server = GRPCServer(
             transport: HTTP2ServerTransport.Custom(listenerFactory: conduit, config: config), services: services)

@@ -27,9 +27,7 @@ extension StorageAPI {
             return try await bucketRoute(request, Array(segments.dropFirst()), mode: mode, query: query)
         }
         // XML-style `/{bucket}/{object...}`, which signed URLs use.
-        guard segments.count >= 2, !segments[0].isEmpty else {
-            throw APIError.notImplemented("Not implemented: \(request.method) \(request.uri.path)")
-        }
+        guard segments.count >= 2, !segments[0].isEmpty else { throw Self.cloudError(404, "Not Found", reason: "notFound") }
         let bucket = Self.decoded(segments[0])
         let name = Self.decoded(segments.dropFirst().joined(separator: "/"))
         switch request.method {
@@ -47,7 +45,7 @@ extension StorageAPI {
             guard try store.delete(bucket, name) != nil else { throw Self.noSuchObject(bucket, name) }
             return Response(status: .noContent)
         default:
-            throw APIError.notImplemented("Not implemented: \(request.method) \(request.uri.path)")
+            throw Self.cloudError(405, "Method not allowed.", reason: "methodNotAllowed")
         }
     }
 

@@ -67,7 +67,11 @@ struct StorageAPI: Sendable {
             guard let path = body["path"]?.stringValue, !path.isEmpty else {
                 return .text("Export request body must include 'path'.", status: 400)
             }
-            try StorageExport(store: store).write(to: URL(fileURLWithPath: path))
+            do {
+                try StorageExport(store: store).write(to: URL(fileURLWithPath: path))
+            } catch let refusal as StorageExport.Refusal {
+                return .text(refusal.description, status: 400)
+            }
             return Response(status: .ok)
         default:
             throw Self.error(404, "Not Found.")

@@ -56,6 +56,10 @@ final class BlobWriter {
     /// Appends `buffer`.
     func write(_ buffer: ByteBuffer) throws {
         guard buffer.readableBytes > 0 else { return }
+        if descriptor < 0 {
+            descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard descriptor >= 0 else { throw BlobError.cannotWrite(path, errno) }
+        }
         try buffer.withUnsafeReadableBytes { bytes in
             var offset = 0
             while offset < bytes.count {
@@ -85,9 +89,19 @@ final class BlobWriter {
         try write(ByteBuffer(bytes: bytes))
     }
 
+    /// Whether the file is open (a parked writer's is not).
+    var holdsDescriptor: Bool { descriptor >= 0 }
+
+    /// Closes the file until the next write: a resumable upload waiting for its next chunk (perhaps for
+    /// ever: clients abandon uploads) holds no file descriptor.
+    func park() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+    }
+
     /// Closes the file and waits for the hashes; the blob is complete.
     func finish() async throws -> Blob {
-        let closed = close(descriptor)
+        let closed = descriptor >= 0 ? close(descriptor) : 0
         descriptor = -1
         guard closed == 0 else { throw BlobError.cannotWrite(path, errno) }
         let (md5, crc32c) = await withCheckedContinuation { (done: CheckedContinuation<([UInt8], UInt32), Never>) in

@@ -32,10 +32,30 @@ final class ObjectStore: Sendable {
     let directory: URL
     private let state = Mutex(State())
 
-    /// A store whose blobs go to a new temporary directory.
+    /// The prefix of the blob directories' names in the temporary directory: `hearth-storage-<pid>-<uuid>`.
+    static let directoryPrefix = "hearth-storage-"
+
+    /// A store whose blobs go to a new temporary directory. Directories that processes killed before they
+    /// could remove theirs left behind (`kill -9`) are removed first.
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-storage-\(UUID().uuidString)")
+        let temporary = FileManager.default.temporaryDirectory
+        Self.removeAbandonedDirectories(in: temporary)
+        directory = temporary.appendingPathComponent("\(Self.directoryPrefix)\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    /// Removes the blob directories in `temporary` whose process no longer runs.
+    static func removeAbandonedDirectories(in temporary: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporary.path) else { return }
+        for name in names where name.hasPrefix(directoryPrefix) {
+            guard let pid = owner(ofDirectory: name), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+        }
+    }
+
+    /// The process id in a blob directory's name, if it has one.
+    static func owner(ofDirectory name: String) -> pid_t? {
+        name.dropFirst(directoryPrefix.count).split(separator: "-", maxSplits: 1).first.flatMap { pid_t($0) }
     }
 
     deinit {

@@ -4,13 +4,31 @@ import Foundation
 /// Writes the store in the official emulator's export layout (`storage_export/`): `buckets.json`
 /// (`{"buckets":[{"id"}]}`), each object's bytes in `blobs/<disk name>` and its metadata in
 /// `metadata/<disk name>.json` (the official `StoredFileMetadata` JSON). Written to a temporary directory
-/// and moved into place, so a failed export leaves what was there.
+/// and moved into place, so a failed export leaves what was there. Only a new or empty folder is written:
+/// an export never deletes or overwrites anything (the endpoint can be called by any local process).
 struct StorageExport {
     let store: ObjectStore
 
-    /// Exports into `directory` (created or replaced).
+    /// Why an export is refused.
+    enum Refusal: Error, CustomStringConvertible {
+        /// The folder exists and holds something.
+        case notEmpty(String)
+
+        var description: String {
+            switch self {
+            case .notEmpty(let path): return "Export path '\(path)' already exists and is not an empty folder."
+            }
+        }
+    }
+
+    /// Exports into `directory`, which must not exist or be an empty folder.
     func write(to directory: URL) throws {
         let files = FileManager.default
+        if files.fileExists(atPath: directory.path) {
+            guard (try? files.contentsOfDirectory(atPath: directory.path))?.isEmpty == true else {
+                throw Refusal.notEmpty(directory.path)
+            }
+        }
         let staging = directory.deletingLastPathComponent()
             .appendingPathComponent(".\(directory.lastPathComponent).hearth-\(UUID().uuidString)")
         try files.createDirectory(at: staging.appendingPathComponent("blobs"), withIntermediateDirectories: true)
@@ -32,7 +50,10 @@ struct StorageExport {
                     pageToken = page.nextPageToken
                 } while pageToken != nil
             }
-            if files.fileExists(atPath: directory.path) { try files.removeItem(at: directory) }
+            // rmdir(2) removes only an empty folder: what appeared in it meanwhile stays, and the move fails.
+            if files.fileExists(atPath: directory.path), rmdir(directory.path) != 0 {
+                throw Refusal.notEmpty(directory.path)
+            }
             try files.moveItem(at: staging, to: directory)
         } catch {
             try? files.removeItem(at: staging)

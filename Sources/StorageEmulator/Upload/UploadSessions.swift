@@ -2,8 +2,8 @@ import EmulatorCore
 import Foundation
 import Synchronization
 
-/// The resumable uploads in progress: each one's state and the blob its bytes go to. A request works on
-/// one upload at a time (a second request for an upload already busy waits for nothing: it is refused).
+/// The resumable uploads in progress: each one's state and the blob its bytes go to (a file, open only while
+/// a request writes to it, so abandoned uploads hold no descriptor). A request works on one upload at a time (a second request for an upload already busy waits for nothing: it is refused).
 final class UploadSessions: Sendable {
     /// An upload and its bytes so far.
     struct Session: @unchecked Sendable {
@@ -17,6 +17,7 @@ final class UploadSessions: Sendable {
 
     /// Starts `upload` with `writer` for its bytes.
     func start(_ upload: ResumableUpload, writer: BlobWriter) {
+        writer.park()
         sessions.withLock { $0[upload.id] = Session(upload: upload, writer: writer) }
     }
 
@@ -32,6 +33,7 @@ final class UploadSessions: Sendable {
         guard var session = checkedOut else { return nil }
         defer {
             session.busy = false
+            session.writer?.park()  // an upload between chunks holds no descriptor
             let returned = session
             sessions.withLock { $0[id] = returned }
         }

@@ -1,0 +1,142 @@
+"""gRPC under many concurrent calls on one connection, compressed requests, and malformed calls.
+
+Server and admin SDKs open one HTTP/2 stream per listener and per call in flight, all on one connection:
+the server must take far more than NIO's unadvertised default of 100 at once (Google's emulator takes
+them all), and advertise its real limit so that clients queue beyond it instead of being cut off."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+import h2.config
+import h2.connection
+import h2.events
+import pytest
+from google.cloud import firestore
+from google.cloud.firestore_v1.types import document as document_types
+from google.cloud.firestore_v1.types import firestore as firestore_types
+from google.cloud.firestore_v1.types import write as write_types
+
+from firestore_grpc_support import close_client
+from reliability_support import hearth  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.timeout(120)
+OWNER = [("authorization", "Bearer owner")]
+PROJECT = "demo-reliability"
+
+
+def commit_method(channel: grpc.Channel):
+    return channel.unary_unary(
+        "/google.firestore.v1.Firestore/Commit",
+        request_serializer=firestore_types.CommitRequest.serialize,
+        response_deserializer=firestore_types.CommitResponse.deserialize)
+
+
+def commit_request(collection: str, index: int) -> firestore_types.CommitRequest:
+    name = f"projects/{PROJECT}/databases/(default)/documents/{collection}/d{index}"
+    document = document_types.Document(name=name, fields={"n": document_types.Value(integer_value=index)})
+    return firestore_types.CommitRequest(database=f"projects/{PROJECT}/databases/(default)",
+                                         writes=[write_types.Write(update=document)])
+
+
+def test_a_thousand_concurrent_commits_on_one_channel(hearth):
+    collection = f"concurrent-{uuid.uuid4().hex[:8]}"
+    with grpc.insecure_channel(hearth.host("firestore")) as channel:
+        commit = commit_method(channel)
+        futures = [commit.future(commit_request(collection, index), metadata=OWNER, timeout=60)
+                   for index in range(1000)]
+        failures = []
+        for future in futures:
+            try:
+                future.result()
+            except grpc.RpcError as error:
+                failures.append(error.code())
+    assert failures == []
+
+
+def test_two_hundred_listeners_in_one_client_all_converge(hearth, monkeypatch):
+    monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", hearth.host("firestore"))
+    client = firestore.Client(project=PROJECT)
+    try:
+        collection = client.collection(f"listeners-{uuid.uuid4().hex[:8]}")
+        count = 200
+        seen = [threading.Event() for _ in range(count)]
+        watches = []
+        for index in range(count):
+            def on_snapshot(snapshot, changes, read_time, index=index):
+                if any(doc.get("v") == 2 for doc in snapshot):
+                    seen[index].set()
+            watches.append(collection.where("k", "==", index % 10).on_snapshot(on_snapshot))
+        for k in range(10):
+            collection.document(f"d{k}").set({"k": k, "v": 2})
+        missing = [index for index, event in enumerate(seen) if not event.wait(60)]
+        for watch in watches:
+            watch.unsubscribe()
+        assert missing == []
+    finally:
+        close_client(client)
+
+
+def test_gzip_compressed_calls(hearth):
+    """grpcio clients with compression on send `grpc-encoding: gzip` (and messages left uncompressed
+    when gzip does not shrink them)."""
+    collection = f"gzip-{uuid.uuid4().hex[:8]}"
+    for algorithm in (grpc.Compression.Gzip, grpc.Compression.Deflate):
+        with grpc.insecure_channel(hearth.host("firestore"), compression=algorithm) as channel:
+            response = commit_method(channel)(commit_request(collection, 1), metadata=OWNER, timeout=10)
+            assert response.commit_time is not None
+            get = channel.unary_unary(
+                "/google.firestore.v1.Firestore/GetDocument",
+                request_serializer=firestore_types.GetDocumentRequest.serialize,
+                response_deserializer=document_types.Document.deserialize)
+            document = get(firestore_types.GetDocumentRequest(
+                name=f"projects/{PROJECT}/databases/(default)/documents/{collection}/d1"), metadata=OWNER, timeout=10)
+            assert document.fields["n"].integer_value == 1
+
+
+def raw_grpc_call(hearth, path: str, body: bytes | None, extra_headers: list[tuple[str, str]] = ()) -> dict:
+    """One call on a raw HTTP/2 connection: HEADERS (ending the stream when `body` is None), else one
+    DATA frame with `body` ending it. Returns the response headers and trailers, merged."""
+    host, port = hearth.addresses["firestore"]
+    connection = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True))
+    connection.initiate_connection()
+    with socket.create_connection((host, port), timeout=10) as sock:
+        sock.sendall(connection.data_to_send())
+        headers = [(":method", "POST"), (":scheme", "http"), (":path", path), (":authority", f"{host}:{port}"),
+                   ("content-type", "application/grpc"), ("te", "trailers"), ("authorization", "Bearer owner"),
+                   *extra_headers]
+        connection.send_headers(1, headers, end_stream=body is None)
+        if body is not None:
+            connection.send_data(1, body, end_stream=True)
+        sock.sendall(connection.data_to_send())
+        answer: dict[str, str] = {}
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                break
+            for event in connection.receive_data(data):
+                if isinstance(event, (h2.events.ResponseReceived, h2.events.TrailersReceived)):
+                    answer.update({(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else v)
+                                   for k, v in event.headers})
+                if isinstance(event, h2.events.StreamEnded) or isinstance(event, h2.events.StreamReset):
+                    return answer
+            sock.sendall(connection.data_to_send())
+    return answer
+
+
+def test_a_unary_call_without_a_message_is_answered(hearth):
+    answer = raw_grpc_call(hearth, "/google.firestore.v1.Firestore/GetDocument", None)
+    assert answer.get("grpc-status") not in (None, "0"), answer
+
+
+def test_an_unknown_encoding_is_unimplemented(hearth):
+    message = firestore_types.GetDocumentRequest.serialize(firestore_types.GetDocumentRequest(
+        name=f"projects/{PROJECT}/databases/(default)/documents/c/d"))
+    frame = b"\x01" + len(message).to_bytes(4, "big") + message
+    answer = raw_grpc_call(hearth, "/google.firestore.v1.Firestore/GetDocument", frame, [("grpc-encoding", "snappy")])
+    assert answer.get("grpc-status") == str(grpc.StatusCode.UNIMPLEMENTED.value[0]), answer
+    assert "gzip" in answer.get("grpc-accept-encoding", ""), answer
