@@ -278,9 +278,12 @@ extension StorageAPI {
                     return Response(status: .ok)
                 }
                 if commands.contains("upload") {
+                    let offset = request.headers[.googUploadOffset]
+                    guard offset.map({ Int64($0) != nil }) ?? true else {
+                        throw Self.error(400, "Invalid X-Goog-Upload-Offset: \(offset ?? "").")
+                    }
                     try await appendChunk(
-                        of: request, at: request.headers[.googUploadOffset].flatMap { Int64($0) }, to: &upload,
-                        writer: session.writer)
+                        of: request, at: offset.flatMap { Int64($0) }, to: &upload, writer: session.writer)
                     if !commands.contains("finalize") {
                         var response = Response(status: .ok)
                         response.headers[.googUploadStatus] = "active"
