@@ -48,6 +48,7 @@ struct SuiteOptions: ParsableArguments {
             throw CleanExit.failure("hearth: \(error.message)")
         }
         MallocTuning.apply()
+        DescriptorLimit.raise()
         let suite: Suite
         do {
             suite = try Suite(config: config, logger: logger) { message in
