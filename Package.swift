@@ -8,6 +8,9 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// scripts/fuzz sets HEARTH_FUZZING=1: HearthFuzz then exports libFuzzer's entry point instead of a main.
+let fuzzing = Context.environment["HEARTH_FUZZING"] == "1"
+
 let package = Package(
     name: "hearth",
     platforms: [.macOS(.v15)],
@@ -253,14 +256,16 @@ let package = Package(
         ),
         // libFuzzer targets for the parsers clients feed (scripts/fuzz builds it with -sanitize=fuzzer);
         // a plain build replays files through them: `swift run HearthFuzz json some.json`.
+        // libFuzzer's driver entry point, declared for HearthFuzz's main.
+        .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
         .executableTarget(
             name: "HearthFuzz",
             dependencies: [
-                "DatabaseEmulator", "DatabaseRules", "EmulatorCore", "FirestoreEmulator", "SecurityRules",
+                "CFuzzDriver", "DatabaseEmulator", "DatabaseRules", "EmulatorCore", "FirestoreEmulator", "SecurityRules",
                 "StorageEmulator", .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Fuzz/HearthFuzz",
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings + (fuzzing ? [.define("FUZZING")] : [])
         ),
         .testTarget(
             name: "EmulatorCoreTests",
