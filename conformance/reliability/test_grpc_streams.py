@@ -140,3 +140,49 @@ def test_an_unknown_encoding_is_unimplemented(hearth):
     answer = raw_grpc_call(hearth, "/google.firestore.v1.Firestore/GetDocument", frame, [("grpc-encoding", "snappy")])
     assert answer.get("grpc-status") == str(grpc.StatusCode.UNIMPLEMENTED.value[0]), answer
     assert "gzip" in answer.get("grpc-accept-encoding", ""), answer
+
+
+def h2_frame(kind: int, flags: int, stream: int, payload: bytes) -> bytes:
+    return len(payload).to_bytes(3, "big") + bytes([kind, flags]) + stream.to_bytes(4, "big") + payload
+
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + h2_frame(0x4, 0, 0, b"")
+# Malformed HTTP/2: each must end in a GOAWAY or a stream reset (or be ignored), never a hang, a crash or an
+# unhealthy server.
+BAD_FRAMES = {
+    "DATA on stream 0": h2_frame(0x0, 0x1, 0, b"x"),
+    "HEADERS on an even stream": h2_frame(0x1, 0x5, 2, b"\x82"),
+    "garbage HPACK": h2_frame(0x1, 0x5, 1, b"\xff\xff\xff\xff\xff"),
+    "frame larger than SETTINGS allow": h2_frame(0x0, 0x0, 1, b"x" * 20_000),
+    "SETTINGS with a bad length": h2_frame(0x4, 0, 0, b"\x00\x01\x00"),
+    "SETTINGS on a stream": h2_frame(0x4, 0, 1, b""),
+    "WINDOW_UPDATE of zero": h2_frame(0x8, 0, 0, b"\x00\x00\x00\x00"),
+    "WINDOW_UPDATE overflow": h2_frame(0x8, 0, 0, b"\x7f\xff\xff\xff") * 2,
+    "PING with a bad length": h2_frame(0x6, 0, 0, b"123"),
+    "RST_STREAM on an idle stream": h2_frame(0x3, 0, 7, b"\x00\x00\x00\x08"),
+    "unknown frame type": h2_frame(0xEE, 0, 0, b"ignored"),
+    "CONTINUATION without HEADERS": h2_frame(0x9, 0x4, 1, b"\x82"),
+    "PRIORITY depending on itself": h2_frame(0x2, 0, 3, b"\x00\x00\x00\x03\x10"),
+    "1,000 RST_STREAMs": b"".join(
+        h2_frame(0x1, 0x4, stream, b"\x83\x86\x84\x41\x09localhost") + h2_frame(0x3, 0, stream, b"\x00\x00\x00\x08")
+        for stream in range(1, 2001, 2)),
+    "SETTINGS flood": h2_frame(0x4, 0, 0, b"") * 5_000,
+    "PING flood": h2_frame(0x6, 0, 0, b"12345678") * 5_000,
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FRAMES))
+def test_malformed_http2_frames(hearth, case):
+    host, port = hearth.addresses["firestore"]
+    with socket.create_connection((host, port), timeout=10) as sock:
+        sock.sendall(PREFACE + BAD_FRAMES[case])
+        sock.settimeout(2)
+        try:
+            while sock.recv(65536):
+                pass
+        except (socket.timeout, ConnectionResetError):
+            pass
+    # Whatever happened to that connection, the port still serves gRPC.
+    with grpc.insecure_channel(hearth.host("firestore")) as channel:
+        response = commit_method(channel)(commit_request(f"after-{uuid.uuid4().hex[:6]}", 1), metadata=OWNER, timeout=10)
+        assert response.commit_time is not None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import threading
+import time
 import uuid
 
 import grpc
@@ -26,10 +27,16 @@ pytestmark = pytest.mark.timeout(120)
 SLACK = 8  # descriptors that may come and go on their own (timers, a connection being accepted)
 
 
-def close_wait_sockets(pid: int) -> int:
-    """How many of the process's TCP sockets are in CLOSE-WAIT (the peer closed, we never did)."""
-    output = subprocess.run(["ss", "-tnpH", "state", "close-wait"], capture_output=True, text=True).stdout
-    return sum(1 for line in output.splitlines() if f"pid={pid}," in line)
+def close_wait_sockets(pid: int, wait: float = 10.0) -> int:
+    """How many of the process's TCP sockets are in CLOSE-WAIT (the peer closed, we never did) once none
+    are, or after `wait` seconds: a loaded machine takes a moment to process the peers' FINs."""
+    deadline = time.monotonic() + wait
+    while True:
+        output = subprocess.run(["ss", "-tnpH", "state", "close-wait"], capture_output=True, text=True).stdout
+        count = sum(1 for line in output.splitlines() if f"pid={pid}," in line)
+        if count == 0 or time.monotonic() >= deadline:
+            return count
+        time.sleep(0.1)
 
 
 @pytest.mark.parametrize("emulator", sorted(EMULATORS))
