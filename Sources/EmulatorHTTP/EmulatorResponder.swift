@@ -37,14 +37,16 @@ public struct EmulatorResponder: HTTPResponder {
             response = try await handler(request, context)
         } catch let error as APIError {
             response = .json(error.json, status: error.code)
-        } catch let error where ClientFault(error) != nil {
-            let wire = APIError.invalidArgument(ClientFault(error)!.message)
-            response = .json(wire.json, status: wire.code)
-            response.headers[.connection] = "close"
         } catch {
-            context.logger.error("unexpected error handling \(request.method) \(request.uri.path): \(error)")
-            let wire = APIError.internal("Internal error: \(error)")
-            response = .json(wire.json, status: wire.code)
+            if let fault = ClientFault(error) {
+                let wire = APIError.invalidArgument(fault.message)
+                response = .json(wire.json, status: wire.code)
+                response.headers[.connection] = "close"
+            } else {
+                context.logger.error("unexpected error handling \(request.method) \(request.uri.path): \(error)")
+                let wire = APIError.internal("Internal error: \(error)")
+                response = .json(wire.json, status: wire.code)
+            }
         }
         cors.decorate(&response, for: request)
         return response
