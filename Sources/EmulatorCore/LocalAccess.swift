@@ -45,10 +45,6 @@ public struct LocalAccess: Sendable, Equatable {
     /// Whether an `Origin` header (`scheme://host[:port]`) is a page of this machine or its network.
     public func allowsOrigin(_ origin: String) -> Bool {
         guard let separator = origin.firstRange(of: "://") else { return false }
-        let scheme = origin[..<separator.lowerBound].lowercased()
-        guard scheme == "http" || scheme == "https" || scheme.hasSuffix("-extension") || scheme == "capacitor"
-            || scheme == "ionic" || scheme == "tauri"
-        else { return false }
         guard let name = Self.hostName(ofAuthority: String(origin[separator.upperBound...])) else { return false }
         if name == boundHost || Self.isLocalName(name) { return true }
         if let octets = Self.ipv4(name) { return Self.isPrivate(octets) }

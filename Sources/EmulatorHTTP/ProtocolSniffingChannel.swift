@@ -59,7 +59,7 @@ extension HTTP1Channel.Configuration {
 
     /// How long an HTTP/1.1 connection may stay idle (nginx's keep-alive default is 75 s; Node's 5 s cuts
     /// off clients that reuse connections).
-    public static let idleTimeout = TimeAmount.seconds(60)
+    static let idleTimeout = TimeAmount.seconds(60)
 }
 
 extension HTTPServerBuilder {

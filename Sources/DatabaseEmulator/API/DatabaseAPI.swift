@@ -44,8 +44,12 @@ struct DatabaseAPI: Sendable {
 
     private func route(_ request: Request) async throws -> Response {
         let fields = request.queryFields
-        let namespace = fields["ns"] ?? Self.namespace(fromHost: request.head.authority) ?? databases.defaultNamespace
-        guard Databases.isValidNamespace(namespace) else { throw Failure(400, Databases.invalidNamespaceMessage(namespace)) }
+        let namespace: String
+        do {
+            namespace = try databases.namespace(requested: fields["ns"], host: request.head.authority)
+        } catch {
+            throw Failure(400, error.message)
+        }
         if let callback = fields["callback"], !Self.isValidCallback(callback) {
             throw Failure(400, "Invalid callback: it must be a JavaScript identifier or property path (letters, digits, _, $ and .).")
         }
@@ -77,14 +81,6 @@ struct DatabaseAPI: Sendable {
     static func location(_ path: String) -> DatabasePath {
         let trimmed = path.dropLast(".json".count)
         return DatabasePath(keys: trimmed.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) })
-    }
-
-    /// The namespace in a production-style host (`<ns>.firebaseio.com`, `<ns>.<region>.firebasedatabase.app`).
-    static func namespace(fromHost host: String?) -> String? {
-        guard let host, let dot = host.firstIndex(of: ".") else { return nil }
-        let domain = host[host.index(after: dot)...]
-        guard domain.hasPrefix("firebaseio.com") || domain.hasSuffix("firebasedatabase.app") else { return nil }
-        return String(host[..<dot])
     }
 
     /// Who a request speaks for: `auth=` or `access_token=` parameters, else the `Authorization` header.
@@ -156,12 +152,13 @@ struct DatabaseAPI: Sendable {
     /// Whether a JSONP `callback` is a JavaScript name or property path (`cb`, `jQuery_1`, `a.b$c`), at most
     /// 256 characters: nothing else is echoed into a script.
     static func isValidCallback(_ callback: String) -> Bool {
-        guard (1...256).contains(callback.utf8.count), !callback.hasPrefix("."), !callback.hasSuffix("."),
-            !callback.contains("..")
-        else { return false }
-        return callback.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_$.".unicodeScalars.contains(scalar))
-        } && !("0"..."9").contains(callback.unicodeScalars.first!)
+        guard callback.utf8.count <= 256 else { return false }
+        return callback.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { name in
+            guard let first = name.unicodeScalars.first, first.properties.numericType == nil else { return false }
+            return name.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_" || $0 == "$")
+            }
+        }
     }
 
     private static func pretty(_ value: JSONValue) -> String {

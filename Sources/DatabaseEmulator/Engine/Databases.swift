@@ -55,19 +55,26 @@ final class Databases: Sendable {
         }
     }
 
-    /// Whether `namespace` may name a database: 1 to 100 ASCII letters, digits, `-` and `_` (production's
-    /// instance names are DNS labels; `..`, `%00` or a slash never name one).
-    static func isValidNamespace(_ namespace: String) -> Bool {
-        (1...100).contains(namespace.utf8.count)
-            && namespace.utf8.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-            }
+    /// The namespace a request names: `ns=` (`requested`), else a production-style host
+    /// (`<ns>.firebaseio.com`, `<ns>.<region>.firebasedatabase.app`), else the default. It must be 1 to 100
+    /// ASCII letters, digits, `-` and `_` (production's instance names are DNS labels; `..`, `%00` or a
+    /// slash never name one): otherwise `.invalid`, and no database is made.
+    func namespace(requested: String?, host: String?) throws(DatabaseError) -> String {
+        let namespace = requested ?? Self.namespace(fromHost: host) ?? defaultNamespace
+        guard (1...100).contains(namespace.utf8.count),
+            namespace.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "-" || $0 == "_") })
+        else {
+            throw .invalid("Invalid namespace '\(namespace.prefix(100))': a database name is 1 to 100 letters, digits, '-' and '_'.")
+        }
+        return namespace
     }
 
-    /// The error text for a namespace that is not valid.
-    static func invalidNamespaceMessage(_ namespace: String) -> String {
-        "Invalid namespace '\(namespace.prefix(100))': a database name is 1 to 100 letters, digits, '-' and '_'."
+    /// The namespace in a production-style host (`<ns>.firebaseio.com`, `<ns>.<region>.firebasedatabase.app`).
+    static func namespace(fromHost host: String?) -> String? {
+        guard let host, let dot = host.firstIndex(of: ".") else { return nil }
+        let domain = host[host.index(after: dot)...]
+        guard domain.hasPrefix("firebaseio.com") || domain.hasSuffix("firebasedatabase.app") else { return nil }
+        return String(host[..<dot])
     }
 
     /// Every namespace in use, sorted.

@@ -31,10 +31,8 @@ final class WebSocketEndpoint: Sendable {
         }
         let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
         let host = request.authority ?? "localhost"
-        let namespace =
-            FormFields(parsing: query)["ns"] ?? DatabaseAPI.namespace(fromHost: host) ?? databases.defaultNamespace
         guard access.refusal(host: request.authority, origin: request.headerFields[.origin]) == nil,
-            Databases.isValidNamespace(namespace)
+            let namespace = try? databases.namespace(requested: FormFields(parsing: query)["ns"], host: host)
         else { return .dontUpgrade }
         let session = sessions.add(1, ordering: .relaxed).newValue
         return .upgrade([:]) { [self] inbound, outbound, context in

@@ -278,12 +278,12 @@ extension StorageAPI {
                     return Response(status: .ok)
                 }
                 if commands.contains("upload") {
-                    let offset = request.headers[.googUploadOffset]
-                    guard offset.map({ Int64($0) != nil }) ?? true else {
-                        throw Self.error(400, "Invalid X-Goog-Upload-Offset: \(offset ?? "").")
+                    var offset: Int64?
+                    if let text = request.headers[.googUploadOffset] {
+                        guard let value = Int64(text) else { throw Self.error(400, "Invalid X-Goog-Upload-Offset: \(text).") }
+                        offset = value
                     }
-                    try await appendChunk(
-                        of: request, at: offset.flatMap { Int64($0) }, to: &upload, writer: session.writer)
+                    try await appendChunk(of: request, at: offset, to: &upload, writer: session.writer)
                     if !commands.contains("finalize") {
                         var response = Response(status: .ok)
                         response.headers[.googUploadStatus] = "active"

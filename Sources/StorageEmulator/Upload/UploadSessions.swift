@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 
 /// The resumable uploads in progress: each one's state and the blob its bytes go to (a file, open only while
-/// a request writes to it, so abandoned uploads hold no descriptor). A request works on one upload at a time (a second request for an upload already busy waits for nothing: it is refused).
+/// a request writes to it, so abandoned uploads hold no descriptor). A request works on one upload at a
+/// time (a second request for an upload already busy waits for nothing: it is refused).
 final class UploadSessions: Sendable {
     /// An upload and its bytes so far.
     struct Session: @unchecked Sendable {
