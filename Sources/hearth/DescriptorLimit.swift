@@ -12,21 +12,17 @@
 /// NIO retries the failing accept in a loop that takes a core. Raising the soft limit to the hard one, as
 /// Go programs do at start, keeps that out of reach of any ordinary test suite.
 enum DescriptorLimit {
-    /// Raises the soft limit to the hard limit (on macOS, at most `OPEN_MAX`); returns the limit in force.
-    @discardableResult
-    static func raise() -> UInt64 {
+    /// Raises the soft limit to the hard limit (on macOS, at most `OPEN_MAX`).
+    static func raise() {
         var limit = rlimit()
-        guard getrlimit(resourceNumber, &limit) == 0 else { return 0 }
+        guard getrlimit(resourceNumber, &limit) == 0 else { return }
         var wanted = limit.rlim_max
         #if canImport(Darwin)
             wanted = min(wanted, rlim_t(OPEN_MAX))
         #endif
-        if limit.rlim_cur < wanted {
-            var raised = limit
-            raised.rlim_cur = wanted
-            if setrlimit(resourceNumber, &raised) == 0 { limit = raised }
-        }
-        return UInt64(limit.rlim_cur)
+        guard limit.rlim_cur < wanted else { return }
+        limit.rlim_cur = wanted
+        _ = setrlimit(resourceNumber, &limit)
     }
 
     #if canImport(Glibc)
