@@ -47,6 +47,7 @@ let package = Package(
         // Pure Swift, no NIO or HTTP: config, tokens, errors as values, clock, JSON values.
         .target(
             name: "EmulatorCore",
+            dependencies: ["CCRC32C"],
             swiftSettings: swiftSettings
         ),
         // The Firestore / Storage security rules language: compiler and evaluator, no NIO or HTTP (and
@@ -114,7 +115,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // CRC-32C with the CPU's instruction (Storage object checksums).
+        // An atomic exchange of two paths (renameat2), for swapping a finished export in.
+        .target(name: "CRenameExchange"),
+        // CRC-32C with the CPU's instruction (Storage object checksums, Firestore export records).
         .target(name: "CCRC32C"),
         // The system zlib (gunzip of gzip-encoded objects served to clients that do not accept gzip).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -124,7 +127,6 @@ let package = Package(
         .target(
             name: "StorageEmulator",
             dependencies: [
-                "CCRC32C",
                 "CZlib",
                 "EmulatorCore",
                 "EmulatorHTTP",
@@ -175,6 +177,7 @@ let package = Package(
         .target(
             name: "Suite",
             dependencies: [
+                "CRenameExchange",
                 "EmulatorCore",
                 "EmulatorHTTP",
                 "AuthEmulator",
@@ -221,7 +224,10 @@ let package = Package(
                 "EmulatorCore",
                 "SecurityRules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -312,6 +318,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            resources: [.copy("Exports")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

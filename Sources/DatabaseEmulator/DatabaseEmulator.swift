@@ -62,41 +62,8 @@ public final class DatabaseEmulator: ServedEmulator {
         }
     }
 
-    /// Every namespace's data in export format (what `database_export/<ns>.json` holds), empty ones left out.
-    public func exportData() -> [String: JSONValue] {
-        var result: [String: JSONValue] = [:]
-        for database in databases.all {
-            let root = database.root
-            if !root.isEmpty { result[database.name] = root.exportJSON }
-        }
-        return result
-    }
-
-    /// Replaces namespaces' data (an import); throws `DatabaseRulesFileError`-free `InvalidDataError` for data
-    /// the database refuses.
-    public func importData(_ data: [String: JSONValue]) throws {
-        for (namespace, json) in data {
-            do {
-                databases.database(namespace).replaceRoot(try DataNode(json: json))
-            } catch {
-                throw DatabaseImportError(namespace: namespace, message: error.message)
-            }
-        }
-    }
-
     /// Empties every database (rules stay).
     public func reset() {
         databases.reset()
     }
-}
-
-/// Data that cannot be imported into a namespace.
-public struct DatabaseImportError: Error, CustomStringConvertible {
-    /// The namespace.
-    public var namespace: String
-    /// What is wrong with the data.
-    public var message: String
-
-    /// `database: <ns>: <message>`.
-    public var description: String { "database: \(namespace): \(message)" }
 }

@@ -31,6 +31,14 @@ extension SuiteConfig {
             case "host": config.host = try host(value, at: "\(file): host")
             case "dataDir":
                 if value != .null { config.dataDirectory = try string(value, at: "\(file): dataDir") }
+            case "import":
+                if value != .null { config.importFolder = config.resolve(try string(value, at: "\(file): import")) }
+            case "exportOnExit":
+                switch value {
+                case .null, .bool(false): break
+                case .bool(true): config.exportOnExit = ""
+                default: config.exportOnExit = config.resolve(try string(value, at: "\(file): exportOnExit"))
+                }
             case "emulators":
                 guard let emulators = value.objectValue else {
                     throw ConfigError("\(file): emulators: expected an object, got \(value.typeName)")
@@ -43,7 +51,7 @@ extension SuiteConfig {
                         settings, of: emulator, at: "\(file): emulators.\(name)", strict: true)
                 }
             default:
-                throw ConfigError("\(file): \(key): unknown key (known: projectId, host, emulators, dataDir)")
+                throw ConfigError("\(file): \(key): unknown key (known: projectId, host, emulators, dataDir, import, exportOnExit)")
             }
         }
         return config

@@ -24,6 +24,11 @@ public struct SuiteConfig: Sendable, Equatable {
     public var emulators: [EmulatorName: EmulatorSettings]
     /// Where durable state lives (`nil`: in memory).
     public var dataDirectory: String?
+    /// The export folder to import at start (`import` in emulator.json), resolved against the config's folder.
+    public var importFolder: String?
+    /// Where to export when the suite stops (`exportOnExit` in emulator.json): a folder resolved against the
+    /// config's folder, or `""` for the import folder (`"exportOnExit": true`); `nil`: no export.
+    public var exportOnExit: String?
     /// The file the config was read from, for messages (`nil`: defaults).
     public var sourceFile: String?
 

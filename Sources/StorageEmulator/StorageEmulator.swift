@@ -19,6 +19,7 @@ public final class StorageEmulator: ServedEmulator {
     let store: ObjectStore
     let uploads = UploadSessions()
     let rules: StorageRules
+    let clock: any EmulatorClock
     /// The HTTP server the emulator listens with.
     public let server: EmulatorServer
 
@@ -35,6 +36,7 @@ public final class StorageEmulator: ServedEmulator {
     ) throws {
         self.projectID = projectID
         store = try ObjectStore()
+        self.clock = clock
         rules = StorageRules(documents: documents ?? NoRulesData(), logger: logger)
         var files: [(path: String, bucket: String?)] = bucketRulesFiles.sorted { $0.key < $1.key }.map { ($0.value, $0.key) }
         if let rulesFile { files.insert((rulesFile, nil), at: 0) }

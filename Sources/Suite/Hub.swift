@@ -5,10 +5,13 @@ import Hummingbird
 
 /// The Emulator Hub (default port 4400): tells tools which emulators run where, in the official JSON shape.
 enum Hub {
-    /// `GET /` and `GET /emulators`; other paths are 404.
+    /// `GET /`, `GET /emulators` and `POST /_admin/export`; other paths are 404.
     static func responder(suite: Suite) -> EmulatorResponder {
         EmulatorResponder { request, _ in
             let segments = request.pathSegments
+            if request.method == .post, segments == ["_admin", "export"] {
+                return await export(request, suite: suite)
+            }
             guard request.method == .get || request.method == .head else {
                 throw APIError.notFound("Not Found")
             }
@@ -21,6 +24,44 @@ enum Hub {
                 throw APIError.notFound("Not Found")
             }
         }
+    }
+
+    /// `POST /_admin/export {path, initiatedBy?, targets?}`, as `emulators:export` and export-on-exit call it:
+    /// exports the running emulators (or `targets`) to `path` and answers `{"message":"OK"}` when it is on
+    /// disk. A browser page may not trigger it (any `Origin` header: 403). A target that cannot be used is a
+    /// 400 and a failed export a 500, each with `{"message"}`, as the official hub answers.
+    private static func export(_ request: Request, suite: Suite) async -> Response {
+        func answer(_ message: String, _ status: Int) -> Response { .json(["message": .string(message)], status: status) }
+        guard request.headers[.origin] == nil else { return answer("Export cannot be triggered by external callers.", 403) }
+        guard let data = try? await request.collectBody(limit: 1 << 20), let body = try? JSONValue.parse(data),
+            let path = body["path"]?.stringValue, !path.isEmpty
+        else {
+            return answer("Export request body must be a JSON object with a 'path'.", 400)
+        }
+        var targets: Set<EmulatorName>?
+        if let names = body["targets"], names != .null {
+            guard let list = names.arrayValue?.compactMap(\.stringValue).compactMap(EmulatorName.init(rawValue:)),
+                list.count == names.arrayValue?.count
+            else {
+                return answer("'targets' must be a list of emulator names (auth, firestore, database, storage).", 400)
+            }
+            targets = Set(list)
+        }
+        let export: Suite.Export
+        do {
+            export = try suite.export(to: path, only: targets)
+        } catch {
+            return answer(error.message, 400)
+        }
+        suite.notify("Received export request. Exporting data to \(path).")
+        do {
+            try await export.run()
+        } catch {
+            suite.notify("Export failed: \(error)")
+            return answer("\(error)", 500)
+        }
+        suite.notify(export.transfer.summary)
+        return answer("OK", 200)
     }
 
     /// The locator: version, origins and pid (the locator file), plus host and port on `GET /`.

@@ -17,6 +17,8 @@ public final class Suite: Sendable {
     public let config: SuiteConfig
     private let logger: Logger
     private let writesLocatorFile: Bool
+    /// Where messages for the developer go.
+    let notify: @Sendable (String) -> Void
     private let state = Mutex<[RunningEmulator]>([])
     private let started = Mutex<[EmulatorName: any EmulatorLifecycle]>([:])
 
@@ -40,6 +42,7 @@ public final class Suite: Sendable {
         self.config = config
         self.logger = logger
         writesLocatorFile = locatorFile
+        self.notify = notify
         if config.emulators[.auth] != nil {
             let address = config.address(of: .auth)
             auth = AuthEmulator(

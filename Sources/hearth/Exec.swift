@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import UnixSignals
 import Suite
 
@@ -23,8 +24,9 @@ struct Exec: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
-        let suite = try await options.startSuite(messages: .standardError)
+        let running = RunningChild()
+        let signals = await ShutdownSignals { running.send($0.rawValue) }
+        let (suite, exportFolder) = try await options.startSuite(messages: .standardError)
         FileHandle.standardError.write(Data((suite.readyTable + "\n").utf8))
         let environment = ProcessInfo.processInfo.environment.merging(suite.environment) { _, new in new }
         let child: ChildProcess
@@ -35,12 +37,21 @@ struct Exec: AsyncParsableCommand {
             FileHandle.standardError.write(Data("hearth: cannot run \(command[0]): \(error)\n".utf8))
             throw ExitCode(127)
         }
-        let forwarding = Task {
-            for await signal in signals { child.send(signal.rawValue) }
-        }
+        running.set(child)
         let code = await child.exitCode()
-        forwarding.cancel()
+        running.set(nil)
+        // Whatever COMMAND's outcome; a signal now abandons the export.
+        if let exportFolder { await exportOnExit(suite, to: exportFolder, signals: signals, output: .standardError) }
         await suite.stop()
         if code != 0 { throw ExitCode(code) }
     }
+}
+
+/// The command's process while it runs: where exec forwards the signals it gets.
+private final class RunningChild: Sendable {
+    private let child = Mutex<ChildProcess?>(nil)
+
+    func set(_ process: ChildProcess?) { child.withLock { $0 = process } }
+
+    func send(_ signal: Int32) { child.withLock { $0 }?.send(signal) }
 }

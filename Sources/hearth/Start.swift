@@ -1,20 +1,24 @@
 import ArgumentParser
 import Foundation
-import UnixSignals
 import Suite
 
-/// `hearth start`: runs the suite until SIGINT or SIGTERM.
+/// `hearth start`: runs the suite until SIGINT, SIGTERM or SIGHUP.
 struct Start: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Start the emulators and run until interrupted (SIGINT/SIGTERM stop them cleanly).")
+        abstract: "Start the emulators and run until interrupted (SIGINT/SIGTERM/SIGHUP stop them cleanly).",
+        discussion: """
+            With --export-on-exit, the first signal exports the data before the emulators stop; a second one \
+            abandons the export (the previous export stays) and exits.
+            """)
 
     @OptionGroup var options: SuiteOptions
 
     func run() async throws {
-        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
-        let suite = try await options.startSuite(messages: .standardOutput)
+        let signals = await ShutdownSignals()
+        let (suite, exportFolder) = try await options.startSuite(messages: .standardOutput)
         FileHandle.standardOutput.write(Data((suite.readyTable + "\n").utf8))
-        for await _ in signals { break }
+        await signals.wait(for: 1)
+        if let exportFolder { await exportOnExit(suite, to: exportFolder, signals: signals, output: .standardOutput) }
         await suite.stop()
     }
 }

@@ -21,6 +21,24 @@ struct SuiteOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Port of one emulator, e.g. auth=0 (0 picks a free port). Repeatable.", valueName: "name=port"))
     var port: [String] = []
 
+    @Option(
+        name: .customLong("import"),
+        help: ArgumentHelp(
+            "Import data at start from an export folder (or a production Firestore export, or a folder of Realtime Database .json files).",
+            valueName: "dir"))
+    var importFolder: String?
+
+    @Option(
+        name: .customLong("export-on-exit"),
+        help: ArgumentHelp(
+            "Export the data to DIR when the emulators stop (SIGINT/SIGTERM/SIGHUP, or the end of exec); without DIR, to the --import folder.",
+            valueName: "dir"))
+    var exportOnExit: String?
+
+    /// A bare `--export-on-exit` (see `Hearth.main()`): export to the import folder.
+    @Flag(name: .customLong("export-on-exit-to-import"), help: .hidden)
+    var exportOnExitToImport = false
+
     @Flag(name: .long, help: "Log each request and more detail to standard error.")
     var verbose = false
 
@@ -38,12 +56,42 @@ struct SuiteOptions: ParsableArguments {
         return logger
     }
 
-    /// Builds and starts the suite, or prints one line naming the cause and exits non-zero. Messages for the
-    /// developer (email links, SMS codes) go to `messages`.
-    func startSuite(messages: FileHandle) async throws -> Suite {
+    /// The folder to import at start and the one to export to on exit, from these options and the config, as
+    /// the official CLI settles them: `--export-on-exit` without a folder means the import folder (and needs
+    /// one), and an import folder that does not exist yet is skipped when it is also the export folder (a
+    /// first run that creates it).
+    func dataFolders(config: SuiteConfig) throws(ConfigError) -> (import: String?, exportOnExit: String?) {
+        var importFolder = importFolder ?? config.importFolder
+        var exportFolder = exportOnExit ?? (exportOnExitToImport ? "" : config.exportOnExit)
+        if exportFolder == "" {
+            guard let importFolder else {
+                throw ConfigError(
+                    "\"--export-on-exit\" must be used with \"--import\" or provide a dir directly to \"--export-on-exit [dir]\"")
+            }
+            exportFolder = importFolder
+        }
+        if let exportFolder {
+            do {
+                try Suite.checkExportTarget(exportFolder)
+            } catch {
+                throw ConfigError("--export-on-exit: \(error.message)")
+            }
+            if let folder = importFolder, folder == exportFolder, !FileManager.default.fileExists(atPath: folder) {
+                importFolder = nil
+            }
+        }
+        return (importFolder, exportFolder)
+    }
+
+    /// Builds the suite, imports `--import`, and starts it; or prints one line naming the cause and exits
+    /// non-zero. Messages for the developer (email links, SMS codes) and progress go to `messages`. Returns
+    /// the suite and the folder to export to when it stops.
+    func startSuite(messages: FileHandle) async throws -> (suite: Suite, exportOnExit: String?) {
         let config: SuiteConfig
+        let folders: (import: String?, exportOnExit: String?)
         do {
             config = try resolvedConfig()
+            folders = try dataFolders(config: config)
         } catch {
             throw CleanExit.failure("hearth: \(error.message)")
         }
@@ -57,12 +105,20 @@ struct SuiteOptions: ParsableArguments {
         } catch {
             throw CleanExit.failure("hearth: \(error)")
         }
+        if let importFolder = folders.import {
+            do {
+                let job = try suite.importData(from: importFolder)
+                try await TransferDisplay(transfer: job.transfer, output: messages).show { try await job.run() }
+            } catch {
+                throw CleanExit.failure("hearth: \(error)")
+            }
+        }
         do {
             try await suite.start()
         } catch {
             throw CleanExit.failure("hearth: \(error)")
         }
-        return suite
+        return (suite, folders.exportOnExit)
     }
 }
 

@@ -459,20 +459,20 @@ import Testing
 }
 
 /// A clock stopped at `date`.
-private struct FixedClock: EmulatorClock {
+struct FixedClock: EmulatorClock {
     var date: Date
     func now() -> Date { date }
 }
 
 /// A password user with a verified email, signed in.
-private struct VerifiedUser {
+struct VerifiedUser {
     var email: String
     var idToken: JSONValue
 }
 
 extension AuthTestClient.Session {
     /// Creates (as admin) a user with a verified email and password `password1`, then signs in with it.
-    fileprivate func verifiedUser(email: String = "alice@example.com") async throws -> VerifiedUser {
+    func verifiedUser(email: String = "alice@example.com") async throws -> VerifiedUser {
         let created = try await call(
             "projects/\(AuthTestClient.projectID)/accounts",
             ["email": .string(email), "password": "password1", "emailVerified": true], admin: true)
@@ -482,7 +482,7 @@ extension AuthTestClient.Session {
     }
 
     /// Enrolls `phoneNumber` as an SMS factor; returns the finalize reply's fields.
-    fileprivate func enrollPhone(_ phoneNumber: String, idToken: JSONValue) async throws -> [String: JSONValue] {
+    func enrollPhone(_ phoneNumber: String, idToken: JSONValue) async throws -> [String: JSONValue] {
         let start = try await call(
             MFATests.v2 + "mfaEnrollment:start",
             ["idToken": idToken, "phoneEnrollmentInfo": ["phoneNumber": .string(phoneNumber)]])

@@ -23,7 +23,7 @@ struct AuthAPI: Sendable {
     }
 
     func handle(_ request: Request, context: EmulatorContext) async throws -> Response {
-        var segments = request.pathSegments
+        var segments = Self.pathSegments(of: request)
         if segments.isEmpty, request.method == .get {
             return .json([
                 "authEmulator": [
@@ -86,6 +86,19 @@ struct AuthAPI: Sendable {
         return AuthCall(
             body: body, query: query, isAdmin: isAdmin, projectID: projectID, tenantID: tenantID,
             parameters: parameters, now: clock.now(), origin: Self.origin(of: request))
+    }
+
+    /// The request's path segments. An empty tenant (`projects/{p}/tenants//accounts:batchCreate`, which
+    /// firebase-tools' `--import` sends for the project's own users) is dropped with its `tenants`, so the call
+    /// addresses the project, as the official emulator resolves an empty tenant id.
+    static func pathSegments(of request: Request) -> [String] {
+        var segments = request.pathSegments
+        let raw = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
+        let emptyTenant = raw.indices.first { index in
+            index + 2 < raw.count && raw[index] == "tenants" && raw[index + 1].isEmpty && !raw[index + 2].isEmpty
+        }
+        if let emptyTenant { segments.remove(at: raw[..<emptyTenant].filter { !$0.isEmpty }.count) }
+        return segments
     }
 
     static func isAdmin(_ authorization: String?) throws(APIError) -> Bool {

@@ -16,20 +16,10 @@ actor AuthStore {
         projectID: String, tenantID: String?, _ body: (inout Realm) throws(APIError) -> T
     ) throws(APIError) -> T {
         try withProject(projectID) { (project: inout ProjectState) throws(APIError) -> T in
-            guard let tenantID else {
-                project.root.settings = project.settings(for: nil)
-                defer { deliver(&project.root.pool) }
-                return try body(&project.root)
+            try project.withRealm(tenantID: tenantID) { (realm: inout Realm) throws(APIError) -> T in
+                defer { deliver(&realm.pool) }
+                return try body(&realm)
             }
-            if project.tenants[tenantID] == nil {
-                project.tenants[tenantID] = TenantState(
-                    config: .implicit(projectID: projectID, tenantID: tenantID),
-                    realm: Realm(projectID: projectID, tenantID: tenantID, settings: RealmSettings(), pool: UserPool()))
-            }
-            let settings = project.settings(for: project.tenants[tenantID]!.config)
-            project.tenants[tenantID]!.realm.settings = settings
-            defer { deliver(&project.tenants[tenantID]!.realm.pool) }
-            return try body(&project.tenants[tenantID]!.realm)
         }
     }
 
@@ -44,6 +34,16 @@ actor AuthStore {
         _ projectID: String, _ body: (inout ProjectState) throws(APIError) -> T
     ) throws(APIError) -> T {
         try body(&projects[projectID, default: ProjectState(projectID: projectID)])
+    }
+
+    /// A copy of the state of `projectID` (empty if it has none), for an export.
+    func project(_ projectID: String) -> ProjectState {
+        projects[projectID] ?? ProjectState(projectID: projectID)
+    }
+
+    /// Replaces the state of `project`'s project with it (an import); other projects stay.
+    func replace(with project: ProjectState) {
+        projects[project.projectID] = project
     }
 
     /// Drops every project (emulator reset).

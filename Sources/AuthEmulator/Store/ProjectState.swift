@@ -28,6 +28,20 @@ struct ProjectState: Sendable {
         return settings
     }
 
+    /// Runs `body` on the project's own realm (`tenantID` nil) or on the tenant's, made with everything enabled on
+    /// first use, after giving the realm the project's current settings.
+    mutating func withRealm<T>(
+        tenantID: String?, _ body: (inout Realm) throws(APIError) -> T
+    ) throws(APIError) -> T {
+        guard let tenantID else {
+            root.settings = settings(for: nil)
+            return try body(&root)
+        }
+        let config = tenant(tenantID).config
+        tenants[tenantID]!.realm.settings = settings(for: config)
+        return try body(&tenants[tenantID]!.realm)
+    }
+
     /// The emulator-only config (`/emulator/v1/projects/{p}/config`).
     var emulatorConfig: JSONValue {
         [

@@ -49,6 +49,7 @@ struct FirestoreAPI: Sendable {
             return .json([:])
         case .securityRules(let project): return .json(try setSecurityRules(project, call))
         case .ruleCoverage(let project, let html): return ruleCoverage(project, html: html)
+        case .export(let project): return .json(try await export(project, call))
         }
     }
 

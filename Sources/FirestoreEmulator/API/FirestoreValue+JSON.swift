@@ -101,7 +101,11 @@ extension FirestoreValue {
         case .bytes(let value): return ["bytesValue": .string(Data(value).base64EncodedString())]
         case .reference(let value): return ["referenceValue": .string(value)]
         case .geoPoint(let latitude, let longitude):
-            return ["geoPointValue": ["latitude": .double(latitude), "longitude": .double(longitude)]]
+            // proto3 JSON leaves out members at their default (+0.0), as production renders them.
+            var point: [String: JSONValue] = [:]
+            if latitude != 0 || latitude.sign == .minus { point["latitude"] = .double(latitude) }
+            if longitude != 0 || longitude.sign == .minus { point["longitude"] = .double(longitude) }
+            return ["geoPointValue": .object(point)]
         case .array(let values): return ["arrayValue": values.isEmpty ? [:] : ["values": .array(values.map(\.json))]]
         case .map(let fields):
             return ["mapValue": fields.isEmpty ? [:] : ["fields": .object(fields.mapValues(\.json))]]
@@ -127,20 +131,73 @@ extension FirestoreValue {
             "Invalid value at '\(field).\(ProtoName.snakeCase(kind))' (\(type)), \(payload.serialized())")
     }
 
-    /// RFC 3339 with 0–9 fractional digits and `Z` or an offset.
+    /// RFC 3339 with 0–9 fractional digits and `Z` or an offset, in the proleptic Gregorian calendar that
+    /// `google.protobuf.Timestamp` uses (Foundation's calendar turns Julian before 1582).
     static func parseTimestamp(_ text: String) -> (Int64, Int32)? {
-        // google.protobuf.Timestamp covers 0001-01-01 to 9999-12-31.
-        guard let year = Int(text.prefix(4)), text.count > 4, (1...9999).contains(year) else { return nil }
-        var text = Substring(text)
-        var nanos: Int32 = 0
-        if let dot = text.firstIndex(of: ".") {
-            let digits = text[text.index(after: dot)...].prefix { $0.isASCII && $0.isNumber }
-            guard !digits.isEmpty, digits.count <= 9, let value = Int32(digits) else { return nil }
-            nanos = value * Int32(pow(10, Double(9 - digits.count)))
-            text = text[..<dot] + text[text.index(dot, offsetBy: digits.count + 1)...]
+        let bytes = Array(text.utf8)
+        func number(_ start: Int, _ count: Int) -> Int64? {
+            guard start + count <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for byte in bytes[start..<start + count] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - 48)
+            }
+            return value
         }
-        guard let date = try? Date(String(text), strategy: .iso8601) else { return nil }
-        return (Int64(date.timeIntervalSince1970.rounded(.down)), nanos)
+        func byte(_ index: Int, _ expected: Character...) -> Bool {
+            index < bytes.count && expected.contains(Character(UnicodeScalar(bytes[index])))
+        }
+        guard let year = number(0, 4), byte(4, "-"), let month = number(5, 2), byte(7, "-"), let day = number(8, 2),
+            byte(10, "T", "t"), let hour = number(11, 2), byte(13, ":"), let minute = number(14, 2), byte(16, ":"),
+            let second = number(17, 2), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        var index = 19
+        var nanos: Int32 = 0
+        if byte(index, ".") {
+            var digits = 0
+            index += 1
+            while index < bytes.count, (48...57).contains(bytes[index]) {
+                guard digits < 9 else { return nil }
+                nanos = nanos * 10 + Int32(bytes[index] - 48)
+                digits += 1
+                index += 1
+            }
+            guard digits > 0 else { return nil }
+            for _ in digits..<9 { nanos *= 10 }
+        }
+        var offset: Int64 = 0
+        if byte(index, "Z", "z"), index + 1 == bytes.count {
+            offset = 0
+        } else if byte(index, "+", "-"), index + 6 == bytes.count, let hours = number(index + 1, 2), byte(index + 3, ":"),
+            let minutes = number(index + 4, 2), hours < 24, minutes < 60
+        {
+            offset = (hours * 3600 + minutes * 60) * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
+        } else {
+            return nil
+        }
+        let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        // google.protobuf.Timestamp covers 0001-01-01 to 9999-12-31.
+        guard (-62_135_596_800...253_402_300_799).contains(seconds) else { return nil }
+        return (seconds, nanos)
+    }
+
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days from 1970-01-01 to a civil date (Howard Hinnant's algorithm, the inverse of the one below).
+    private static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let year = month <= 2 ? year - 1 : year
+        let era = (year >= 0 ? year : year - 399) / 400
+        let yearOfEra = year - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
     /// `2024-01-02T03:04:05.123456Z` (as many digits as the nanoseconds need: none, 3, 6 or 9).

@@ -25,6 +25,8 @@ enum RESTRoute: Equatable {
     case securityRules(project: String)
     /// `GET /emulator/v1/projects/{p}:ruleCoverage[.html]` (emulator only).
     case ruleCoverage(project: String, html: Bool)
+    /// `POST /emulator/v1/projects/{p}:export` (emulator only).
+    case export(project: String)
 
     /// Methods on the documents root.
     enum DatabaseMethod: String, CaseIterable {
@@ -104,6 +106,7 @@ enum RESTRoute: Equatable {
             case (.put, "securityRules"): return .securityRules(project: parts[0])
             case (.get, "ruleCoverage"): return .ruleCoverage(project: parts[0], html: false)
             case (.get, "ruleCoverage.html"): return .ruleCoverage(project: parts[0], html: true)
+            case (.post, "export"): return .export(project: parts[0])
             default: return nil
             }
         }

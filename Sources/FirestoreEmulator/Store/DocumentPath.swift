@@ -96,8 +96,18 @@ extension DocumentPath {
         return (database, path)
     }
 
+    /// Whether `id` is a numeric id, `__id<int64>__` (not 0): the one `__…__` form production accepts (a
+    /// legacy Datastore integer id, as exports hold them).
+    static func isNumericID(_ id: String) -> Bool {
+        guard id.hasPrefix("__id"), id.hasSuffix("__"), id.count > 6 else { return false }
+        let digits = id.dropFirst(4).dropLast(2)
+        // Canonical decimal only, and not 0 (the official emulator refuses `__id0__` as reserved).
+        guard let number = Int64(digits), number != 0 else { return false }
+        return String(number) == digits
+    }
+
     /// Checks a collection or document id against production's rules: non-empty, at most 1,500 UTF-8
-    /// bytes, not `.` or `..`, not `__…__`, no `/`.
+    /// bytes, not `.` or `..`, not `__…__` (but `__id<int64>__`), no `/`.
     static func validateID(_ id: String) throws(APIError) {
         if id.isEmpty { throw .firestore(.invalidArgument, "Resource id \"\" is invalid because it is empty.") }
         let bytes = id.utf8
@@ -107,7 +117,7 @@ extension DocumentPath {
             return
         }
         if id.contains("/") { throw .firestore(.invalidArgument, "Resource id \"\(id)\" is invalid because it contains \"/\".") }
-        if id == "." || id == ".." || (id.hasPrefix("__") && id.hasSuffix("__") && id.count >= 4) {
+        if id == "." || id == ".." || (id.hasPrefix("__") && id.hasSuffix("__") && id.count >= 4 && !isNumericID(id)) {
             throw .firestore(.invalidArgument, "Resource id \"\(id)\" is invalid because it is reserved.")
         }
         if id.utf8.count > 1500 {

@@ -194,6 +194,35 @@ final class FirestoreStore: Sendable {
         }
     }
 
+    /// The collections of every database of `project` as they are now, for an export: taken in one step under
+    /// the lock (copy-on-write, so O(databases)), read afterwards without it while commits go on.
+    func snapshot(project: String) -> [(name: DatabaseName, collections: [DocumentPath: CollectionState])] {
+        state.withLock { state in
+            state.databases.filter { $0.key.project == project && $0.value.documentCount > 0 }
+                .map { ($0.key, $0.value.collections) }
+                .sorted { $0.name.database < $1.name.database }
+        }
+    }
+
+    /// Replaces every document of each database in `databases` with the ones given (an import, before
+    /// clients connect: listeners are not told), all created and updated at one new commit time; other
+    /// databases stay as they are.
+    func replace(_ databases: [DatabaseName: [(path: DocumentPath, fields: [String: FirestoreValue])]]) {
+        state.withLock { state in
+            let time = Self.advance(&state, to: clock.now(), strictly: true)
+            for (name, documents) in databases {
+                let database = DatabaseState(name: name)
+                for document in documents {
+                    database.record(
+                        Document(path: document.path, fields: document.fields, createTime: time, updateTime: time),
+                        at: document.path, time: time, horizon: time)
+                }
+                state.databases[name] = database
+                state.transactions = state.transactions.filter { $0.value.database != name }
+            }
+        }
+    }
+
     /// The number of documents in `database` now.
     func documentCount(_ database: DatabaseName) -> Int {
         state.withLock { $0.databases[database]?.documentCount ?? 0 }

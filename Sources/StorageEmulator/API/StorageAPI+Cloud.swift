@@ -229,7 +229,7 @@ extension StorageAPI {
             parts.append(part)
         }
         return try await writingBlob { writer in
-            for part in parts { try store.append(part.blob, to: writer) }
+            for part in parts { try await store.append(part.blob, to: writer) }
             var metadata = body["destination"] ?? [:]
             if metadata["contentType"] == nil, case .object(var members) = metadata {
                 members["contentType"] = parts[0].contentType.map { .string($0) } ?? .null

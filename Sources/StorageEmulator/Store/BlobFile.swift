@@ -1,4 +1,5 @@
 import Crypto
+import EmulatorCore
 import Foundation
 import NIOCore
 import Synchronization
@@ -89,6 +90,22 @@ final class BlobWriter {
         try write(ByteBuffer(bytes: bytes))
     }
 
+    /// Appends everything `reader` holds, a slice at a time, waiting for the hashing as an upload does: a
+    /// copy of a 1 GiB file holds a few MiB of it at most.
+    func append(contentsOf reader: BlobReader) async throws {
+        var offset: Int64 = 0
+        while true {
+            let buffer = try reader.buffer(at: offset, count: Self.copyChunk)
+            guard buffer.readableBytes > 0 else { return }
+            try write(buffer)
+            await throttle()
+            offset += Int64(buffer.readableBytes)
+        }
+    }
+
+    /// How much `append(contentsOf:)` reads at a time.
+    static let copyChunk = 1 << 20
+
     /// Whether the file is open (a parked writer's is not).
     var holdsDescriptor: Bool { descriptor >= 0 }
 
@@ -176,13 +193,13 @@ private final class Backlog: Sendable {
     }
 }
 
-/// Reads a blob's bytes in order, a slice at a time.
+/// Reads a blob's bytes (or an imported file's) in order, a slice at a time.
 final class BlobReader {
     private let descriptor: Int32
 
-    /// Opens blob `id` in `directory`; `nil` if it is gone.
-    init?(directory: URL, id: String) {
-        descriptor = open(directory.appendingPathComponent(id).path, O_RDONLY | O_CLOEXEC)
+    /// Opens `file`; `nil` if it is gone.
+    init?(file: URL) {
+        descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
     }
 

@@ -109,13 +109,8 @@ final class ObjectStore: Sendable {
         let replaced: StoredObject?
         do {
             replaced = try state.withLock { state -> StoredObject? in
-                let existing = state.objects[object.bucket]?[ObjectKey(object.name)]
-                try check(existing)
-                if state.buckets[object.bucket] == nil {
-                    state.buckets[object.bucket] = Bucket(name: object.bucket, timeCreated: object.updated, updated: object.updated)
-                }
-                state.objects[object.bucket, default: [:]][ObjectKey(object.name)] = object
-                return existing
+                try check(state.objects[object.bucket]?[ObjectKey(object.name)])
+                return Self.insert(object, into: &state)
             }
         } catch {
             removeBlob(object.blob)
@@ -123,6 +118,28 @@ final class ObjectStore: Sendable {
         }
         if let replaced, replaced.blob.id != object.blob.id { removeBlob(replaced.blob) }
         return object
+    }
+
+    /// Adds an import in one step: `buckets` (those missing are created `now`) and `objects`, each in place
+    /// of whatever had its name (an earlier one of `objects` too); the replaced objects' blobs are removed.
+    /// Objects of other names stay. The objects' blobs are new files of this store.
+    func restore(buckets: [String], objects: [StoredObject], now: Date) {
+        let replaced = state.withLock { state -> [StoredObject] in
+            for name in buckets where state.buckets[name] == nil {
+                state.buckets[name] = Bucket(name: name, timeCreated: now, updated: now)
+            }
+            return objects.compactMap { Self.insert($0, into: &state) }
+        }
+        // Every imported blob is a new file: none of the replaced objects' blobs is still in use.
+        for object in replaced { removeBlob(object.blob) }
+    }
+
+    /// Puts `object` into `state` (creating its bucket if needed); the object it replaces, if any.
+    private static func insert(_ object: StoredObject, into state: inout State) -> StoredObject? {
+        if state.buckets[object.bucket] == nil {
+            state.buckets[object.bucket] = Bucket(name: object.bucket, timeCreated: object.updated, updated: object.updated)
+        }
+        return state.objects[object.bucket, default: [:]].updateValue(object, forKey: ObjectKey(object.name))
     }
 
     /// Changes object `name` of `bucket` with `change` (which may throw to change nothing); `nil` if there
@@ -195,6 +212,19 @@ final class ObjectStore: Sendable {
         return nil
     }
 
+    /// Every bucket and object at one instant (what an export writes), objects in bucket and name order.
+    var snapshot: (buckets: [Bucket], objects: [StoredObject]) {
+        let (buckets, objects) = state.withLock { state in
+            (Array(state.buckets.values), state.objects.values.flatMap(\.values))
+        }
+        return (
+            buckets.sorted { $0.name < $1.name },
+            objects.sorted {
+                $0.bucket == $1.bucket ? $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) : $0.bucket < $1.bucket
+            }
+        )
+    }
+
     /// Removes every object and bucket.
     func reset() {
         let blobs = state.withLock { state in
@@ -213,14 +243,20 @@ final class ObjectStore: Sendable {
 
     /// A reader of `blob`; `nil` if its file is gone.
     func reader(of blob: Blob) -> BlobReader? {
-        BlobReader(directory: directory, id: blob.id)
+        BlobReader(file: directory.appendingPathComponent(blob.id))
     }
 
     /// Copies `blob` into a new blob (copy, rewrite).
     func copy(_ blob: Blob) async throws -> Blob {
+        guard let reader = reader(of: blob) else { throw BlobError.cannotRead(ENOENT) }
+        return try await copy(from: reader)
+    }
+
+    /// Copies what `reader` holds into a new blob (copy, import).
+    func copy(from reader: BlobReader) async throws -> Blob {
         let writer = try newBlob()
         do {
-            try append(blob, to: writer)
+            try await writer.append(contentsOf: reader)
             return try await writer.finish()
         } catch {
             writer.discard()
@@ -228,20 +264,11 @@ final class ObjectStore: Sendable {
         }
     }
 
-    /// Appends `blob`'s bytes to `writer` (copy, compose).
-    func append(_ blob: Blob, to writer: BlobWriter) throws {
+    /// Appends `blob`'s bytes to `writer` (compose).
+    func append(_ blob: Blob, to writer: BlobWriter) async throws {
         guard let reader = reader(of: blob) else { throw BlobError.cannotRead(ENOENT) }
-        var offset: Int64 = 0
-        while offset < blob.size {
-            let buffer = try reader.buffer(at: offset, count: Self.copyChunk)
-            guard buffer.readableBytes > 0 else { break }
-            try writer.write(buffer)
-            offset += Int64(buffer.readableBytes)
-        }
+        try await writer.append(contentsOf: reader)
     }
-
-    /// How much a copy reads at a time.
-    static let copyChunk = 1 << 20
 
     /// Removes `blob`, which no object uses (a refused upload's).
     func discard(_ blob: Blob) { removeBlob(blob) }

@@ -1,11 +1,11 @@
 import EmulatorCore
 import Foundation
 
-/// Writes the store in the official emulator's export layout (`storage_export/`): `buckets.json`
-/// (`{"buckets":[{"id"}]}`), each object's bytes in `blobs/<disk name>` and its metadata in
-/// `metadata/<disk name>.json` (the official `StoredFileMetadata` JSON). Written to a temporary directory
-/// and moved into place, so a failed export leaves what was there. Only a new or empty folder is written:
-/// an export never deletes or overwrites anything (the endpoint can be called by any local process).
+/// Writes the store in the official emulator's export layout (`storage_export/`, firebase-tools
+/// `StorageLayer.export`): `buckets.json` (`{"buckets":[{"id"}]}`), each object's bytes in
+/// `blobs/<disk name>` and its metadata in `metadata/<disk name>.json` (`StoredObject.exportJSON`). Disk
+/// names are the blobs' ids (UUIDs, as firebase-tools' own). `blobs/` and `metadata/` are there even when
+/// empty.
 struct StorageExport {
     let store: ObjectStore
 
@@ -21,7 +21,9 @@ struct StorageExport {
         }
     }
 
-    /// Exports into `directory`, which must not exist or be an empty folder.
+    /// Exports into `directory`, which must not exist or be an empty folder (`POST /internal/export`).
+    /// Written to a temporary folder beside it and moved into place, so a failed export leaves what was
+    /// there. An export never deletes or overwrites anything: the endpoint can be called by any local process.
     func write(to directory: URL) throws {
         let files = FileManager.default
         if files.fileExists(atPath: directory.path) {
@@ -31,25 +33,9 @@ struct StorageExport {
         }
         let staging = directory.deletingLastPathComponent()
             .appendingPathComponent(".\(directory.lastPathComponent).hearth-\(UUID().uuidString)")
-        try files.createDirectory(at: staging.appendingPathComponent("blobs"), withIntermediateDirectories: true)
-        try files.createDirectory(at: staging.appendingPathComponent("metadata"), withIntermediateDirectories: true)
+        try files.createDirectory(at: staging, withIntermediateDirectories: true)
         do {
-            let buckets: JSONValue = ["buckets": .array(store.buckets.map { ["id": .string($0.name)] })]
-            try Data(buckets.serialized().utf8).write(to: staging.appendingPathComponent("buckets.json"))
-            for bucket in store.buckets {
-                var pageToken: String?
-                repeat {
-                    let page = store.list(bucket.name, prefix: "", delimiter: nil, pageToken: pageToken, maxResults: 1000)
-                    for object in page.objects {
-                        try files.copyItem(
-                            at: store.directory.appendingPathComponent(object.blob.id),
-                            to: staging.appendingPathComponent("blobs").appendingPathComponent(object.blob.id))
-                        try Data(object.exportJSON.serialized().utf8).write(
-                            to: staging.appendingPathComponent("metadata").appendingPathComponent("\(object.blob.id).json"))
-                    }
-                    pageToken = page.nextPageToken
-                } while pageToken != nil
-            }
+            try write(into: staging, progress: TransferProgress())
             // rmdir(2) removes only an empty folder: what appeared in it meanwhile stays, and the move fails.
             if files.fileExists(atPath: directory.path), rmdir(directory.path) != 0 {
                 throw Refusal.notEmpty(directory.path)
@@ -60,26 +46,44 @@ struct StorageExport {
             throw error
         }
     }
-}
 
-extension StoredObject {
-    /// The official emulator's stored metadata JSON (numbers as numbers, `crc32c` in decimal).
-    var exportJSON: JSONValue {
-        var json: [String: JSONValue] = [
-            "name": .string(name), "bucket": .string(bucket), "generation": .int(generation),
-            "metageneration": .int(metageneration), "contentType": .string(contentType ?? "application/octet-stream"),
-            "timeCreated": .string(timeCreated.iso8601WithMilliseconds), "updated": .string(updated.iso8601WithMilliseconds),
-            "storageClass": .string(storageClass), "size": .int(size), "md5Hash": .string(md5Hash),
-            "crc32c": .string(String(blob.crc32c)), "etag": .string(etag),
-            "downloadTokens": .array(downloadTokens.map { .string($0) }),
-        ]
-        for (key, value) in [
-            ("contentEncoding", contentEncoding), ("contentDisposition", contentDisposition),
-            ("contentLanguage", contentLanguage), ("cacheControl", cacheControl),
-        ] {
-            if let value { json[key] = .string(value) }
+    /// Writes the layout into `folder`, which exists and is empty, from one snapshot of the store, counting
+    /// each object into `progress`. Bytes are copied file to file, never held in memory. An object replaced
+    /// while the export runs is written as its newer version; one deleted meanwhile is left out.
+    func write(into folder: URL, progress: TransferProgress) throws {
+        let files = FileManager.default
+        let blobs = folder.appendingPathComponent("blobs")
+        let metadata = folder.appendingPathComponent("metadata")
+        try files.createDirectory(at: blobs, withIntermediateDirectories: false)
+        try files.createDirectory(at: metadata, withIntermediateDirectories: false)
+        let snapshot = store.snapshot
+        let buckets: JSONValue = ["buckets": .array(snapshot.buckets.map { ["id": .string($0.name)] })]
+        try Data(buckets.serialized().utf8).write(to: folder.appendingPathComponent("buckets.json"))
+        for object in snapshot.objects {
+            try Task.checkCancellation()
+            guard let written = try copyBlob(of: object, into: blobs) else { continue }
+            try Data(written.exportJSON.serialized().utf8)
+                .write(to: metadata.appendingPathComponent("\(written.blob.id).json"))
+            progress.add(items: 1, bytes: Int(written.size))
         }
-        if !customMetadata.isEmpty { json["customMetadata"] = .object(customMetadata.mapValues { .string($0) }) }
-        return .object(json)
+    }
+
+    /// Copies the blob of `object` into `folder`; the object whose blob was copied (a newer version if
+    /// `object` was replaced since the snapshot), or `nil` if it was deleted since.
+    private func copyBlob(of object: StoredObject, into folder: URL) throws -> StoredObject? {
+        var current = object
+        while true {
+            let source = store.directory.appendingPathComponent(current.blob.id)
+            do {
+                try FileManager.default.copyItem(at: source, to: folder.appendingPathComponent(current.blob.id))
+                return current
+            } catch {
+                // A blob's file goes only when its object is replaced or deleted.
+                guard !FileManager.default.fileExists(atPath: source.path) else { throw error }
+                guard let newer = store.object(current.bucket, current.name) else { return nil }
+                guard newer.blob.id != current.blob.id else { throw error }
+                current = newer
+            }
+        }
     }
 }

@@ -91,10 +91,18 @@ struct StoredObject: Sendable, Equatable {
         }
     }
 
-    /// An RFC 3339 time, with or without fractional seconds.
+    /// An RFC 3339 time, with or without fractional seconds, to the millisecond (what the JSON APIs and
+    /// exports write back).
     static func date(from text: String) -> Date? {
-        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
-            ?? (try? Date.ISO8601FormatStyle().parse(text))
+        guard
+            let parsed = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+                ?? (try? Date.ISO8601FormatStyle().parse(text))
+        else { return nil }
+        // A quarter of a millisecond into its millisecond: the `Date` nearest a whole millisecond is often
+        // just below it, which `iso8601WithMilliseconds` (it truncates) would write one millisecond early,
+        // and each export and import would move the time back again.
+        let milliseconds = (parsed.timeIntervalSince1970 * 1000 + 0.001).rounded(.down)
+        return Date(timeIntervalSince1970: (milliseconds + 0.25) / 1000)
     }
 
     /// Records a metadata change made at `now`: `metageneration` + 1, `updated` now.

@@ -1,0 +1,259 @@
+import Foundation
+import FirestoreWire
+import SwiftProtobuf
+
+/// Documents as the entity records of a Firestore (managed) export, both ways, as Google's Firestore emulator
+/// and production write them: the key is the app (`dev~<project>`; production writes other `<partition>~`
+/// prefixes), the database id outside `(default)`, and the path as (collection id, document id) elements; each
+/// field is a property (array elements are `multiple` properties under one name); maps are nested records in a
+/// string value. The `meaning` of a property tells the types that share a value member apart.
+enum EntityCodec {
+    /// Property meanings Firestore uses.
+    enum Meaning {
+        static let timestamp: Int32 = 7
+        static let geoPoint: Int32 = 9
+        static let blob: Int32 = 14
+        static let text: Int32 = 15
+        static let byteString: Int32 = 16
+        static let map: Int32 = 19
+        static let emptyArray: Int32 = 24
+        static let vector: Int32 = 31
+    }
+
+    /// A record that is not a Firestore document.
+    struct Malformed: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { reason }
+    }
+
+    /// The app of `project`'s keys, as the Firestore emulator writes it.
+    static func app(of project: String) -> Data { Data("dev~\(project)".utf8) }
+
+    // MARK: Encoding
+
+    /// The record of `document` in `database`.
+    static func encode(_ document: Document, in database: DatabaseName) throws -> [UInt8] {
+        var entity = StorageOnestoreV3_EntityProto()
+        entity.key = key(of: document.path, in: database)
+        entity.entityGroup = path(of: DocumentPath(segments: Array(document.path.segments.prefix(2))))
+        add(document.fields, to: &entity)
+        return try entity.serializedBytes()
+    }
+
+    private static func key(of path: DocumentPath, in database: DatabaseName) -> StorageOnestoreV3_Reference {
+        var key = StorageOnestoreV3_Reference()
+        key.app = app(of: database.project)
+        key.path = self.path(of: path)
+        if database.database != DatabaseName.defaultDatabase { key.databaseID = Data(database.database.utf8) }
+        return key
+    }
+
+    private static func path(of path: DocumentPath) -> StorageOnestoreV3_Path {
+        var result = StorageOnestoreV3_Path()
+        var index = 0
+        while index + 1 < path.segments.count {
+            var element = StorageOnestoreV3_Path.Element()
+            element.type = Data(path.segments[index].utf8)
+            if let id = numericID(path.segments[index + 1]) { element.id = id } else { element.name = Data(path.segments[index + 1].utf8) }
+            result.element.append(element)
+            index += 2
+        }
+        return result
+    }
+
+    /// The number in a numeric document id (`__id42__`), which the key holds as an integer id.
+    private static func numericID(_ id: String) -> Int64? {
+        DocumentPath.isNumericID(id) ? Int64(id.dropFirst(4).dropLast(2)) : nil
+    }
+
+    /// The fields as properties, in name order; an empty array is an indexed property, as Firestore writes it.
+    private static func add(_ fields: [String: FirestoreValue], to entity: inout StorageOnestoreV3_EntityProto) {
+        for name in fields.keys.sorted() {
+            let value = fields[name]!
+            let nameData = Data(name.utf8)
+            switch value {
+            case .array(let elements) where elements.isEmpty:
+                var property = StorageOnestoreV3_Property()
+                property.name = nameData
+                property.meaning = Meaning.emptyArray
+                property.multiple = false
+                property.value = StorageOnestoreV3_PropertyValue()
+                entity.property.append(property)
+            case .array(let elements):
+                for element in elements { entity.rawProperty.append(property(nameData, element, multiple: true)) }
+            case .map(let map) where FirestoreValue.isVector(map):
+                let numbers = map["value"].flatMap { value -> [FirestoreValue]? in
+                    if case .array(let numbers) = value { return numbers } else { return nil }
+                } ?? []
+                for number in numbers {
+                    var element = property(nameData, number, multiple: true)
+                    element.meaning = Meaning.vector
+                    entity.rawProperty.append(element)
+                }
+            default:
+                entity.rawProperty.append(property(nameData, value, multiple: false))
+            }
+        }
+    }
+
+    private static func property(_ name: Data, _ value: FirestoreValue, multiple: Bool) -> StorageOnestoreV3_Property {
+        var property = StorageOnestoreV3_Property()
+        property.name = name
+        property.multiple = multiple
+        var result = StorageOnestoreV3_PropertyValue()
+        switch value {
+        case .null: break
+        case .boolean(let flag): result.booleanValue = flag
+        case .integer(let number): result.int64Value = number
+        case .double(let number): result.doubleValue = number
+        case .timestamp(let seconds, let nanos):
+            property.meaning = Meaning.timestamp
+            result.int64Value = seconds &* 1_000_000 &+ Int64(nanos / 1000)
+        case .string(let text): result.stringValue = Data(text.utf8)
+        case .bytes(let bytes):
+            property.meaning = Meaning.blob
+            result.stringValue = Data(bytes)
+        case .reference(let name): result.referenceValue = reference(name)
+        case .geoPoint(let latitude, let longitude):
+            property.meaning = Meaning.geoPoint
+            result.pointValue.x = latitude
+            result.pointValue.y = longitude
+        case .array(let elements):
+            // Firestore forbids arrays directly in arrays; should one get here, it is kept as a map of its
+            // elements rather than lost.
+            var nested = StorageOnestoreV3_EntityProto()
+            nested.key = StorageOnestoreV3_Reference()
+            add(Dictionary(uniqueKeysWithValues: elements.enumerated().map { (String($0.offset), $0.element) }), to: &nested)
+            property.meaning = Meaning.map
+            result.stringValue = (try? nested.serializedData()) ?? Data()
+        case .map(let fields):
+            var nested = StorageOnestoreV3_EntityProto()
+            nested.key = StorageOnestoreV3_Reference()
+            nested.key.app = Data()
+            nested.key.path = StorageOnestoreV3_Path()
+            nested.entityGroup = StorageOnestoreV3_Path()
+            add(fields, to: &nested)
+            property.meaning = Meaning.map
+            result.stringValue = (try? nested.serializedData()) ?? Data()
+        }
+        property.value = result
+        return property
+    }
+
+    /// A reference value to the document named `name` (`projects/p/databases/d/documents/...`).
+    private static func reference(_ name: String) -> StorageOnestoreV3_PropertyValue.ReferenceValue {
+        var reference = StorageOnestoreV3_PropertyValue.ReferenceValue()
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 5 else { return reference }
+        reference.app = app(of: parts[1])
+        if parts[3] != DatabaseName.defaultDatabase { reference.databaseID = Data(parts[3].utf8) }
+        var index = 5
+        while index + 1 < parts.count {
+            var element = StorageOnestoreV3_PropertyValue.ReferenceValue.PathElement()
+            element.type = Data(parts[index].utf8)
+            if let id = numericID(parts[index + 1]) { element.id = id } else { element.name = Data(parts[index + 1].utf8) }
+            reference.pathElement.append(element)
+            index += 2
+        }
+        return reference
+    }
+
+    // MARK: Decoding
+
+    /// The database and document of a record, in `project` whatever project wrote it (an export of a
+    /// production project imports into the emulator's; references to that project's documents follow).
+    static func decode(_ record: [UInt8], project: String) throws -> (DatabaseName, DocumentPath, [String: FirestoreValue]) {
+        let entity: StorageOnestoreV3_EntityProto
+        do {
+            entity = try StorageOnestoreV3_EntityProto(serializedBytes: record)
+        } catch {
+            throw Malformed(reason: "not an entity record (\(error))")
+        }
+        guard entity.hasKey, !entity.key.path.element.isEmpty else { throw Malformed(reason: "the record has no key path") }
+        let databaseID = entity.key.hasDatabaseID ? try text(entity.key.databaseID, "database id") : DatabaseName.defaultDatabase
+        var segments: [String] = []
+        for element in entity.key.path.element {
+            segments.append(try text(element.type, "collection id"))
+            segments.append(element.hasName ? try text(element.name, "document id") : "__id\(element.id)__")
+        }
+        return (DatabaseName(project: project, database: databaseID.isEmpty ? DatabaseName.defaultDatabase : databaseID),
+            DocumentPath(segments: segments), try fields(of: entity, project: project))
+    }
+
+    private static func text(_ data: Data, _ what: String) throws -> String {
+        guard let text = String(data: data, encoding: .utf8) else { throw Malformed(reason: "the \(what) is not UTF-8") }
+        return text
+    }
+
+    private static func fields(of entity: StorageOnestoreV3_EntityProto, project: String) throws -> [String: FirestoreValue] {
+        var fields: [String: FirestoreValue] = [:]
+        var vectors: Set<String> = []
+        for property in entity.property + entity.rawProperty {
+            let name = try text(property.name, "field name")
+            if property.meaning == Meaning.emptyArray {
+                fields[name] = .array([])
+                continue
+            }
+            let value = try self.value(of: property, project: project)
+            guard property.multiple else {
+                fields[name] = value
+                continue
+            }
+            if property.meaning == Meaning.vector { vectors.insert(name) }
+            if case .array(var elements)? = fields[name] {
+                elements.append(value)
+                fields[name] = .array(elements)
+            } else {
+                fields[name] = .array([value])
+            }
+        }
+        for name in vectors {
+            guard let numbers = fields[name] else { continue }
+            fields[name] = .map(["__type__": .string("__vector__"), "value": numbers])
+        }
+        return fields
+    }
+
+    private static func value(of property: StorageOnestoreV3_Property, project: String) throws -> FirestoreValue {
+        let value = property.value
+        switch property.meaning {
+        case Meaning.map:
+            let nested: StorageOnestoreV3_EntityProto
+            do {
+                nested = try StorageOnestoreV3_EntityProto(serializedBytes: value.stringValue)
+            } catch {
+                throw Malformed(reason: "a map value is not an entity record (\(error))")
+            }
+            return .map(try fields(of: nested, project: project))
+        case Meaning.timestamp:
+            let (seconds, micros) = value.int64Value.quotientAndRemainder(dividingBy: 1_000_000)
+            return micros < 0
+                ? .timestamp(seconds: seconds - 1, nanos: Int32(micros + 1_000_000) * 1000)
+                : .timestamp(seconds: seconds, nanos: Int32(micros) * 1000)
+        case Meaning.geoPoint:
+            return .geoPoint(latitude: value.pointValue.x, longitude: value.pointValue.y)
+        case Meaning.blob, Meaning.byteString:
+            return .bytes([UInt8](value.stringValue))
+        default:
+            break
+        }
+        if value.hasInt64Value { return .integer(value.int64Value) }
+        if value.hasBooleanValue { return .boolean(value.booleanValue) }
+        if value.hasDoubleValue { return .double(value.doubleValue) }
+        if value.hasStringValue { return .string(try text(value.stringValue, "string value")) }
+        if value.hasPointValue { return .geoPoint(latitude: value.pointValue.x, longitude: value.pointValue.y) }
+        if value.hasReferenceValue { return .reference(try referenceName(value.referenceValue, project: project)) }
+        return .null
+    }
+
+    private static func referenceName(_ reference: StorageOnestoreV3_PropertyValue.ReferenceValue, project: String) throws -> String {
+        var database = reference.hasDatabaseID ? try text(reference.databaseID, "database id") : DatabaseName.defaultDatabase
+        if database.isEmpty { database = DatabaseName.defaultDatabase }
+        var name = DatabaseName(project: project, database: database).documentsRoot
+        for element in reference.pathElement {
+            name += "/" + (try text(element.type, "collection id"))
+            name += "/" + (element.hasName ? try text(element.name, "document id") : "__id\(element.id)__")
+        }
+        return name
+    }
+}

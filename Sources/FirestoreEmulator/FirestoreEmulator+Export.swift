@@ -1,0 +1,17 @@
+import EmulatorCore
+import Foundation
+
+extension FirestoreEmulator: DataExporting {
+    /// Writes every database of the project (`(default)` and named ones) into `folder` as the official
+    /// `firestore_export` folder: `firestore_export.overall_export_metadata` and its partition.
+    public func exportData(to folder: URL, progress: TransferProgress) async throws {
+        try FirestoreExport.write(store.snapshot(project: projectID), to: folder, name: folder.lastPathComponent, progress: progress)
+    }
+
+    /// Replaces the databases the export in `folder` holds (the official `firestore_export` folder or a
+    /// production export: any folder with a `*.overall_export_metadata` file) with its documents, in the
+    /// project whatever project wrote them. Every record is read and checked first; a bad one changes nothing.
+    public func importData(from folder: URL, progress: TransferProgress) async throws {
+        store.replace(try FirestoreExport.read(from: folder, project: projectID, progress: progress))
+    }
+}
