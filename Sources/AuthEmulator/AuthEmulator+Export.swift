@@ -188,3 +188,14 @@ extension UserRecord {
         return .object(object)
     }
 }
+
+extension AuthEmulator: Checkpointing {
+    /// Every project's users, tenants and config.
+    public func checkpoint() async -> any Sendable { await store.checkpoint() }
+
+    /// Brings every project's users, tenants and config back to `checkpoint`.
+    public func restore(_ checkpoint: any Sendable) async {
+        guard let projects = checkpoint as? [String: ProjectState] else { return }
+        await store.restore(projects)
+    }
+}

@@ -49,3 +49,14 @@ extension DatabaseEmulator: DataExporting {
         for (namespace, root) in roots { databases.database(namespace).replaceRoot(root) }
     }
 }
+
+extension DatabaseEmulator: Checkpointing {
+    /// Every namespace's tree (the trees are persistent: this copies nothing).
+    public func checkpoint() async -> any Sendable { databases.checkpoint() }
+
+    /// Brings every namespace back to its tree in `checkpoint`; listens (WebSocket and SSE) get the changes.
+    public func restore(_ checkpoint: any Sendable) async {
+        guard let trees = checkpoint as? [String: DataNode] else { return }
+        databases.restore(trees)
+    }
+}

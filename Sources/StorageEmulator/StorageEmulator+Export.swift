@@ -15,3 +15,14 @@ extension StorageEmulator: DataExporting {
         try await StorageImport(store: store, now: clock.now()).read(from: folder, progress: progress)
     }
 }
+
+extension StorageEmulator: Checkpointing {
+    /// Every bucket and object (their blob files are kept while the emulator runs).
+    public func checkpoint() async -> any Sendable { store.checkpoint() }
+
+    /// Brings every bucket and object back to `checkpoint`.
+    public func restore(_ checkpoint: any Sendable) async {
+        guard let checkpoint = checkpoint as? ObjectStore.Checkpoint else { return }
+        store.restore(checkpoint)
+    }
+}

@@ -5,12 +5,15 @@ import Hummingbird
 
 /// The Emulator Hub (default port 4400): tells tools which emulators run where, in the official JSON shape.
 enum Hub {
-    /// `GET /`, `GET /emulators` and `POST /_admin/export`; other paths are 404.
+    /// `GET /`, `GET /emulators`, `POST /_admin/export` and the checkpoints; other paths are 404.
     static func responder(suite: Suite) -> EmulatorResponder {
         EmulatorResponder { request, _ in
             let segments = request.pathSegments
             if request.method == .post, segments == ["_admin", "export"] {
                 return await export(request, suite: suite)
+            }
+            if segments.starts(with: ["emulator", "v1", "checkpoints"]) {
+                return try await checkpoints(request, segments.dropFirst(3), suite: suite)
             }
             guard request.method == .get || request.method == .head else {
                 throw APIError.notFound("Not Found")
@@ -62,6 +65,34 @@ enum Hub {
         }
         suite.notify(export.transfer.summary)
         return answer("OK", 200)
+    }
+
+    /// The suite's checkpoints (Hearth only): `POST /emulator/v1/checkpoints/{name}` takes one,
+    /// `POST .../{name}:restore` brings it back, `DELETE .../{name}` forgets it, `GET /emulator/v1/checkpoints`
+    /// lists them (`{"checkpoints": [{name, createTime}]}`). Errors are Google's JSON (400, 404, 501).
+    private static func checkpoints(_ request: Request, _ rest: ArraySlice<String>, suite: Suite) async throws -> Response {
+        do {
+            switch (request.method, rest.count) {
+            case (.get, 0), (.head, 0):
+                return .json(["checkpoints": .array(suite.checkpoints.map(\.json))])
+            case (.post, 1):
+                let segment = rest[rest.startIndex]
+                if segment.hasSuffix(":restore") {
+                    return .json(try await suite.restore(String(segment.dropLast(":restore".count))).json)
+                }
+                return .json(try await suite.checkpoint(segment).json)
+            case (.delete, 1):
+                let name = rest[rest.startIndex]
+                guard suite.deleteCheckpoint(name) else { throw CheckpointError(status: .notFound, message: "No checkpoint named '\(name)'.") }
+                return .json([:])
+            case (_, 0), (_, 1):
+                throw APIError.notImplemented("Method \(request.method) is not served here.")
+            default:
+                throw APIError.notFound("Not Found")
+            }
+        } catch let error as CheckpointError {
+            throw APIError(message: error.message, status: error.status)
+        }
     }
 
     /// The locator: version, origins and pid (the locator file), plus host and port on `GET /`.

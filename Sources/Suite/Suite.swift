@@ -21,6 +21,8 @@ public final class Suite: Sendable {
     let notify: @Sendable (String) -> Void
     private let state = Mutex<[RunningEmulator]>([])
     private let started = Mutex<[EmulatorName: any EmulatorLifecycle]>([:])
+    /// The checkpoints taken, by name.
+    let checkpointStore = Mutex<[String: SuiteCheckpoint]>([:])
 
     /// The Auth emulator, when the suite runs it.
     public let auth: AuthEmulator?

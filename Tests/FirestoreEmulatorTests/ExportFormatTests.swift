@@ -108,6 +108,19 @@ import Testing
         }
     }
 
+    @Test func aShardedOfficialExportReadsEveryOutputFile() throws {
+        // 10,001 documents many/dNNNNN {i: N} and three of 100,000 characters, big/bK {s: "A…", "B…", "C…"}.
+        let read = try Self.read("sharded")
+        #expect(read.count == 10_004)
+        for index in 0..<10_001 {
+            #expect(read["(default)/many/d" + String(format: "%05d", index)] == ["i": .integer(Int64(index))])
+        }
+        for index in 0..<3 {
+            let text = String(repeating: Character(UnicodeScalar(65 + index)!), count: 100_000)
+            #expect(read["(default)/big/b\(index)"] == ["s": .string(text)])
+        }
+    }
+
     @Test func anExportWrittenHereReadsBackIdentically() throws {
         let databases = try FirestoreExport.read(
             from: Self.exports.appendingPathComponent("all-types/firestore_export"), project: "demo-hearth",

@@ -46,6 +46,12 @@ actor AuthStore {
         projects[project.projectID] = project
     }
 
+    /// Every project's state now (values: a checkpoint copies nothing until something changes).
+    func checkpoint() -> [String: ProjectState] { projects }
+
+    /// Brings back every project's state from `checkpoint`.
+    func restore(_ checkpoint: [String: ProjectState]) { projects = checkpoint }
+
     /// Drops every project (emulator reset).
     func reset() {
         projects = [:]

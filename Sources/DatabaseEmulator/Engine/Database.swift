@@ -97,6 +97,17 @@ final class Database: Sendable {
         state.withLock { $0.root = root }
     }
 
+    /// Replaces the whole tree without rules, telling the listens what changed as a set of the root would
+    /// (a checkpoint's restore).
+    func restoreRoot(_ root: DataNode) {
+        state.withLock { state in
+            let old = state.root
+            guard old != root else { return }
+            state.root = root
+            Self.notify(state: &state, old: old, new: root, request: .set(.root, .null))
+        }
+    }
+
     private static func checkRead(
         _ path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, state: borrowing State, now: Int64
     ) throws(DatabaseError) {

@@ -83,6 +83,18 @@ final class Databases: Sendable {
     /// Every database in use.
     var all: [Database] { databases.withLock { Array($0.values) } }
 
+    /// Every namespace's tree now (persistent trees: O(namespaces)).
+    func checkpoint() -> [String: DataNode] {
+        Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0.root) })
+    }
+
+    /// Brings every namespace back to its tree in `trees` (empty if it has none); rules stay, listeners see
+    /// the changes.
+    func restore(_ trees: [String: DataNode]) {
+        for database in all where trees[database.name] == nil { database.restoreRoot(.empty) }
+        for (namespace, root) in trees { database(namespace).restoreRoot(root) }
+    }
+
     /// Empties every database (rules stay); listeners see the data go.
     func reset() {
         for database in all { _ = try? database.write(.set(.root, .null), auth: .admin) }

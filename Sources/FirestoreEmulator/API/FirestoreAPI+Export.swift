@@ -3,7 +3,8 @@ import Foundation
 
 extension FirestoreAPI {
     /// `POST /emulator/v1/projects/{p}:export` with `{"database", "export_directory", "export_name"}` (emulator
-    /// only, as firebase-tools calls the official emulator): writes `<export_directory>/<export_name>/` in the
+    /// only, as firebase-tools calls the official emulator; the folder must exist, the name defaults to
+    /// `firestore_export_<unix seconds>`): writes `<export_directory>/<export_name>/` in the
     /// managed-export format, the database named (every database of the project when none is) and answers
     /// `{}`, as the official emulator does. The folder must be new or empty, so a stray call never replaces data; it is written beside
     /// and moved into place when complete.
@@ -12,7 +13,12 @@ extension FirestoreAPI {
         guard let directory = (call.body["export_directory"] ?? call.body["exportDirectory"])?.stringValue, !directory.isEmpty else {
             throw .firestore(.invalidArgument, "export_directory is required.")
         }
-        let name = (call.body["export_name"] ?? call.body["exportName"])?.stringValue ?? "firestore_export"
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue else {
+            throw .firestore(.invalidArgument, "export_directory must be a directory.")
+        }
+        let name = (call.body["export_name"] ?? call.body["exportName"])?.stringValue
+            ?? "firestore_export_\(Int(Date().timeIntervalSince1970))"
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
             throw .firestore(.invalidArgument, "export_name must be a folder name.")
         }

@@ -99,6 +99,9 @@ enum FirestoreExport {
         } catch {
             throw ImportError(file: overallFile.path, "cannot be read: \(error.localizedDescription)")
         }
+        guard records.first == Array("3".utf8) else {
+            throw ImportError(file: overallFile.path, "Overall export metadata file version not supported (expected \"3\").")
+        }
         var partitions: [Hearth_FirestoreExport_PartitionSummary] = []
         for record in records.dropFirst() where !record.isEmpty {
             do {

@@ -54,12 +54,6 @@ struct LevelDBLogWriter: ~Copyable {
         var first = true
         while true {
             let room = LevelDBLog.blockSize - blockOffset
-            if room < LevelDBLog.headerSize {
-                buffer.append(contentsOf: repeatElement(0, count: room))
-                size += room
-                blockOffset = 0
-                continue
-            }
             let length = min(record.count - start, room - LevelDBLog.headerSize)
             let end = start + length
             let type: LevelDBLog.Fragment =
@@ -80,6 +74,14 @@ struct LevelDBLogWriter: ~Copyable {
             size += LevelDBLog.headerSize + length
             start = end
             first = false
+            // A tail too short for a header is zero-filled at once, also after the last record: a file that ends
+            // short of its block without it makes the official emulator's reader spin forever.
+            let tail = LevelDBLog.blockSize - blockOffset
+            if tail < LevelDBLog.headerSize {
+                buffer.append(contentsOf: repeatElement(0, count: tail))
+                size += tail
+                blockOffset = 0
+            }
             if buffer.count >= 1 << 20 { try flush() }
             if start == record.count { return }
         }

@@ -7,6 +7,9 @@ struct CollectionState: Sendable {
     var ids = SortedIDs()
     /// For each document id: how many existing documents lie below it (in its subcollections).
     var descendants: [String: Int] = [:]
+    /// Set anew, unique in the process, whenever a document of the collection changes: two states of a
+    /// collection (a checkpoint's and now) with one revision hold the same documents.
+    var revision: UInt64 = 0
 
     /// Whether the collection holds nothing at all.
     var isEmpty: Bool { ids.count == 0 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Every document of one database, indexed for what Firestore asks of it: documents by path (now or at a
 /// recent read time), collections in name order, collection groups, collection ids under a parent, and
 /// "missing" documents (absent themselves but with documents below them).
@@ -20,9 +22,45 @@ final class DatabaseState {
     /// How many documents exist now.
     private(set) var documentCount = 0
 
+    /// Where collection revisions come from.
+    private static let revisions = Atomic<UInt64>(0)
+
     /// An empty database.
     init(name: DatabaseName) {
         self.name = name
+    }
+
+    /// An independent copy, in O(1): the indexes are copy-on-write, so the first change to either copies
+    /// only what it touches (a checkpoint, or a restore of one).
+    func copy() -> DatabaseState {
+        let copy = DatabaseState(name: name)
+        copy.collections = collections
+        copy.collectionsByID = collectionsByID
+        copy.subtreeCounts = subtreeCounts
+        copy.childCollections = childCollections
+        copy.tombstones = tombstones
+        copy.tombstoneStart = tombstoneStart
+        copy.documentCount = documentCount
+        return copy
+    }
+
+    /// The documents that are not the same in `other`, with their states here (`before`) and there
+    /// (`after`). Collections of one revision are skipped unread, so this costs what changed, not what is
+    /// stored; documents of one update time are the same (commit times are unique).
+    func differences(to other: DatabaseState) -> [(path: DocumentPath, before: Document?, after: Document?)] {
+        var result: [(path: DocumentPath, before: Document?, after: Document?)] = []
+        for path in Set(collections.keys).union(other.collections.keys) {
+            let mine = collections[path]
+            let theirs = other.collections[path]
+            if let mine, let theirs, mine.revision == theirs.revision { continue }
+            for id in Set(mine?.entries.keys ?? [:].keys).union(theirs?.entries.keys ?? [:].keys) {
+                let before = mine?.entries[id]?.current
+                let after = theirs?.entries[id]?.current
+                guard before?.updateTime != after?.updateTime else { continue }
+                result.append((path.appending(id), before, after))
+            }
+        }
+        return result
     }
 
     /// The document at `path` now, or at `time`.
@@ -37,6 +75,7 @@ final class DatabaseState {
         let id = path.lastSegment ?? ""
         if collections[collectionPath] == nil { register(collectionPath) }
         let before = Self.record(document, id: id, time: time, horizon: horizon, in: &collections[collectionPath]!)
+        collections[collectionPath]!.revision = Self.revisions.add(1, ordering: .relaxed).newValue
         switch (before, document) {
         case (nil, .some):
             documentCount += 1

@@ -223,6 +223,36 @@ final class FirestoreStore: Sendable {
         }
     }
 
+    /// Every database of every project as it is now, for a checkpoint: O(databases), whatever they hold.
+    func checkpoint() -> FirestoreCheckpoint {
+        state.withLock { FirestoreCheckpoint(databases: $0.databases.mapValues { $0.copy() }) }
+    }
+
+    /// Brings back `checkpoint` as one commit per database that differs: the documents it changes are
+    /// written at the restore's commit time (so clients' caches, which keep the newest version they saw,
+    /// take them) and listeners get them as that commit; open transactions on those databases end.
+    func restore(_ checkpoint: FirestoreCheckpoint) {
+        state.withLock { state in
+            let time = Self.advance(&state, to: clock.now(), strictly: true)
+            for name in Set(state.databases.keys).union(checkpoint.databases.keys) {
+                let current = state.databases[name] ?? DatabaseState(name: name)
+                let target = checkpoint.databases[name]?.copy() ?? DatabaseState(name: name)
+                let differences = current.differences(to: target)
+                guard !differences.isEmpty else { continue }
+                var changes: [(path: DocumentPath, before: Document?, after: Document?)] = []
+                for difference in differences {
+                    var after = difference.after
+                    after?.updateTime = time
+                    target.record(after, at: difference.path, time: time, horizon: time)
+                    changes.append((difference.path, difference.before, after))
+                }
+                state.databases[name] = target
+                state.transactions = state.transactions.filter { $0.value.database != name }
+                feed.publish(CommitFeed.Entry(commitTime: time, changes: changes), to: name)
+            }
+        }
+    }
+
     /// The number of documents in `database` now.
     func documentCount(_ database: DatabaseName) -> Int {
         state.withLock { $0.databases[database]?.documentCount ?? 0 }

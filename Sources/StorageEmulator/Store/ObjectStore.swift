@@ -26,6 +26,14 @@ final class ObjectStore: Sendable {
         /// Objects by bucket, then by their names' bytes: names that Swift would call equal (canonically
         /// equivalent Unicode, NFC and NFD) are different objects, as in Cloud Storage.
         var objects: [String: [ObjectKey: StoredObject]] = [:]
+        /// Blobs a checkpoint holds: their files stay when their objects go.
+        var pinned: Set<String> = []
+    }
+
+    /// The buckets and objects at one moment, for a checkpoint (values: nothing is copied).
+    struct Checkpoint: Sendable {
+        fileprivate var buckets: [String: Bucket]
+        fileprivate var objects: [String: [ObjectKey: StoredObject]]
     }
 
     /// Where blobs are kept.
@@ -225,10 +233,30 @@ final class ObjectStore: Sendable {
         )
     }
 
-    /// Removes every object and bucket.
+    /// Every bucket and object now; their blobs are kept (pinned) for as long as the store lives.
+    func checkpoint() -> Checkpoint {
+        state.withLock { state in
+            for objects in state.objects.values { state.pinned.formUnion(objects.values.map(\.blob.id)) }
+            return Checkpoint(buckets: state.buckets, objects: state.objects)
+        }
+    }
+
+    /// Brings back the buckets and objects of `checkpoint`; the blobs only the replaced objects used are removed.
+    func restore(_ checkpoint: Checkpoint) {
+        let unused = state.withLock { state -> [Blob] in
+            let kept = Set(checkpoint.objects.values.flatMap { $0.values.map(\.blob.id) })
+            let replaced = state.objects.values.flatMap { $0.values.map(\.blob) }
+            state.buckets = checkpoint.buckets
+            state.objects = checkpoint.objects
+            return replaced.filter { !kept.contains($0.id) }
+        }
+        for blob in unused { removeBlob(blob) }
+    }
+
+    /// Removes every object and bucket (the blobs checkpoints hold stay).
     func reset() {
         let blobs = state.withLock { state in
-            defer { state = State() }
+            defer { state = State(pinned: state.pinned) }
             return state.objects.values.flatMap { $0.values.map(\.blob) }
         }
         for blob in blobs { removeBlob(blob) }
@@ -274,6 +302,7 @@ final class ObjectStore: Sendable {
     func discard(_ blob: Blob) { removeBlob(blob) }
 
     private func removeBlob(_ blob: Blob) {
+        guard !state.withLock({ $0.pinned.contains(blob.id) }) else { return }
         try? FileManager.default.removeItem(at: directory.appendingPathComponent(blob.id))
     }
 }
