@@ -248,6 +248,25 @@ def test_import_and_export_on_exit_to_the_same_folder_keeps_data_across_runs(tmp
         third.stop()
 
 
+def test_emulator_json_import_and_export_on_exit_keys(tmp_path):
+    (tmp_path / "emulator.json").write_text(json.dumps({
+        "projectId": PROJECT, "import": "data", "exportOnExit": True,
+        "emulators": {"database": {"port": 0}, "hub": {"port": 0}}}))
+    first = RunningHearth([], cwd=tmp_path)
+    first.wait_ready()
+    database = "http://" + first.addresses["Database"]
+    assert requests.put(f"{database}/k.json?ns={PROJECT}-default-rtdb", headers=OWNER, json="kept").status_code == 200
+    assert first.stop(signal.SIGINT) == 0
+    assert json.loads((tmp_path / f"data/database_export/{PROJECT}-default-rtdb.json").read_text()) == {"k": "kept"}
+    second = RunningHearth([], cwd=tmp_path)
+    try:
+        second.wait_ready()
+        database = "http://" + second.addresses["Database"]
+        assert requests.get(f"{database}/k.json?ns={PROJECT}-default-rtdb").json() == "kept"
+    finally:
+        second.stop()
+
+
 def test_exec_exports_on_exit_whatever_the_command_returns(tmp_path):
     script = ("import os, requests\n"
               "db = os.environ['FIREBASE_DATABASE_EMULATOR_HOST']\n"

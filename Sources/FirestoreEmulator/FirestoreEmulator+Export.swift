@@ -16,21 +16,13 @@ extension FirestoreEmulator: DataExporting {
     }
 }
 
-/// The Firestore emulator's state kept by a checkpoint: a copy-on-write copy of every database.
-/// `@unchecked Sendable`: its database states are never changed after the copy is made; a restore only copies
-/// them again, under the store's lock.
-struct FirestoreCheckpoint: @unchecked Sendable {
-    /// The databases, each an independent copy.
-    let databases: [DatabaseName: DatabaseState]
-}
-
 extension FirestoreEmulator: Checkpointing {
     /// Every database of every project, as it is now.
     public func checkpoint() async -> any Sendable { store.checkpoint() }
 
     /// Brings the databases back to `checkpoint`; listeners see the documents that change as one commit.
     public func restore(_ checkpoint: any Sendable) async {
-        guard let checkpoint = checkpoint as? FirestoreCheckpoint else { return }
+        guard let checkpoint = checkpoint as? FirestoreStore.Checkpoint else { return }
         store.restore(checkpoint)
     }
 }

@@ -167,36 +167,28 @@ public nonisolated struct Hearth_FirestoreExport_ExportHeader: Sendable {
   fileprivate var _endTime: Int64? = nil
 }
 
-/// One output file of a partition.
-public nonisolated struct Hearth_FirestoreExport_OutputFile: Sendable {
+/// The output files of a partition (kind: "" for all kinds).
+public nonisolated struct Hearth_FirestoreExport_OutputFiles: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var folder: String {
-    get {_folder ?? String()}
-    set {_folder = newValue}
+  public var kind: String {
+    get {_kind ?? String()}
+    set {_kind = newValue}
   }
-  /// Returns true if `folder` has been explicitly set.
-  public var hasFolder: Bool {self._folder != nil}
-  /// Clears the value of `folder`. Subsequent reads from it will return its default value.
-  public mutating func clearFolder() {self._folder = nil}
+  /// Returns true if `kind` has been explicitly set.
+  public var hasKind: Bool {self._kind != nil}
+  /// Clears the value of `kind`. Subsequent reads from it will return its default value.
+  public mutating func clearKind() {self._kind = nil}
 
-  public var name: String {
-    get {_name ?? String()}
-    set {_name = newValue}
-  }
-  /// Returns true if `name` has been explicitly set.
-  public var hasName: Bool {self._name != nil}
-  /// Clears the value of `name`. Subsequent reads from it will return its default value.
-  public mutating func clearName() {self._name = nil}
+  public var names: [String] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _folder: String? = nil
-  fileprivate var _name: String? = nil
+  fileprivate var _kind: String? = nil
 }
 
 /// A partition's `.export_metadata` file (a plain serialized message, not a log).
@@ -214,7 +206,7 @@ public nonisolated struct Hearth_FirestoreExport_PartitionMetadata: Sendable {
   /// Clears the value of `header`. Subsequent reads from it will return its default value.
   public mutating func clearHeader() {self._header = nil}
 
-  public var outputs: [Hearth_FirestoreExport_OutputFile] = []
+  public var outputs: [Hearth_FirestoreExport_OutputFiles] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -389,9 +381,9 @@ nonisolated extension Hearth_FirestoreExport_ExportHeader: SwiftProtobuf.Message
   }
 }
 
-nonisolated extension Hearth_FirestoreExport_OutputFile: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".OutputFile"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}folder\0\u{1}name\0")
+nonisolated extension Hearth_FirestoreExport_OutputFiles: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".OutputFiles"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{1}names\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -399,8 +391,8 @@ nonisolated extension Hearth_FirestoreExport_OutputFile: SwiftProtobuf.Message, 
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self._folder) }()
-      case 2: try { try decoder.decodeSingularStringField(value: &self._name) }()
+      case 1: try { try decoder.decodeSingularStringField(value: &self._kind) }()
+      case 2: try { try decoder.decodeRepeatedStringField(value: &self.names) }()
       default: break
       }
     }
@@ -411,18 +403,18 @@ nonisolated extension Hearth_FirestoreExport_OutputFile: SwiftProtobuf.Message, 
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
     // https://github.com/apple/swift-protobuf/issues/1182
-    try { if let v = self._folder {
+    try { if let v = self._kind {
       try visitor.visitSingularStringField(value: v, fieldNumber: 1)
     } }()
-    try { if let v = self._name {
-      try visitor.visitSingularStringField(value: v, fieldNumber: 2)
-    } }()
+    if !self.names.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.names, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Hearth_FirestoreExport_OutputFile, rhs: Hearth_FirestoreExport_OutputFile) -> Bool {
-    if lhs._folder != rhs._folder {return false}
-    if lhs._name != rhs._name {return false}
+  public static func ==(lhs: Hearth_FirestoreExport_OutputFiles, rhs: Hearth_FirestoreExport_OutputFiles) -> Bool {
+    if lhs._kind != rhs._kind {return false}
+    if lhs.names != rhs.names {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -52,12 +52,12 @@ enum FirestoreExport {
         header.exportName = name
         header.startTime = start
         header.endTime = Int64(Date().timeIntervalSince1970 * 1_000_000)
-        var file = Hearth_FirestoreExport_OutputFile()
-        file.folder = ""
-        file.name = outputName
+        var files = Hearth_FirestoreExport_OutputFiles()
+        files.kind = ""
+        files.names = [outputName]
         var metadata = Hearth_FirestoreExport_PartitionMetadata()
         metadata.header = header
-        metadata.outputs = [file]
+        metadata.outputs = [files]
         try Data(metadata.serializedBytes() as [UInt8]).write(to: partition.appendingPathComponent(partitionMetadataName))
 
         var overall = try LevelDBLogWriter(creating: folder.appendingPathComponent("\(name).overall_export_metadata"))
@@ -124,9 +124,9 @@ enum FirestoreExport {
             }
             let partitionFolder = metadataFile.deletingLastPathComponent()
             for output in metadata.outputs {
-                let file = (output.folder.isEmpty ? partitionFolder : partitionFolder.appendingPathComponent(output.folder))
-                    .appendingPathComponent(output.name)
-                try read(file, project: project, into: &result, progress: progress)
+                for name in output.names {
+                    try read(partitionFolder.appendingPathComponent(name), project: project, into: &result, progress: progress)
+                }
             }
         }
         return result

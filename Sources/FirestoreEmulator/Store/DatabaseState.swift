@@ -45,22 +45,41 @@ final class DatabaseState {
     }
 
     /// The documents that are not the same in `other`, with their states here (`before`) and there
-    /// (`after`). Collections of one revision are skipped unread, so this costs what changed, not what is
-    /// stored; documents of one update time are the same (commit times are unique).
+    /// (`after`). Collections of one revision are skipped unread; entries are compared by when their current
+    /// state began (commit times are unique), which copies no document.
     func differences(to other: DatabaseState) -> [(path: DocumentPath, before: Document?, after: Document?)] {
         var result: [(path: DocumentPath, before: Document?, after: Document?)] = []
         for path in Set(collections.keys).union(other.collections.keys) {
             let mine = collections[path]
             let theirs = other.collections[path]
             if let mine, let theirs, mine.revision == theirs.revision { continue }
-            for id in Set(mine?.entries.keys ?? [:].keys).union(theirs?.entries.keys ?? [:].keys) {
-                let before = mine?.entries[id]?.current
-                let after = theirs?.entries[id]?.current
-                guard before?.updateTime != after?.updateTime else { continue }
-                result.append((path.appending(id), before, after))
+            for (id, entry) in mine?.entries ?? [:] {
+                if let difference = Self.difference(at: path.appending(id), entry, theirs?.entries[id]) { result.append(difference) }
+            }
+            for (id, entry) in theirs?.entries ?? [:] where mine?.entries[id] == nil {
+                if let difference = Self.difference(at: path.appending(id), nil, entry) { result.append(difference) }
             }
         }
         return result
+    }
+
+    /// The documents among `paths` that are not the same in `other` (what a change log says may differ).
+    func differences(to other: DatabaseState, at paths: Set<DocumentPath>) -> [(path: DocumentPath, before: Document?, after: Document?)] {
+        paths.compactMap { path in
+            let id = path.lastSegment ?? ""
+            return Self.difference(
+                at: path, collections[path.parent]?.entries[id], other.collections[path.parent]?.entries[id])
+        }
+    }
+
+    private static func difference(at path: DocumentPath, _ mine: DocumentEntry?, _ theirs: DocumentEntry?)
+        -> (path: DocumentPath, before: Document?, after: Document?)?
+    {
+        let none: (time: Timestamp, exists: Bool) = (Timestamp(seconds: 0, nanos: 0), false)
+        let before = mine?.currentStamp ?? none
+        let after = theirs?.currentStamp ?? none
+        if before.exists == after.exists, !before.exists || before.time == after.time { return nil }
+        return (path, mine?.current, theirs?.current)
     }
 
     /// The document at `path` now, or at `time`.

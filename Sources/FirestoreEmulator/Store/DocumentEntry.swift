@@ -12,10 +12,14 @@ struct DocumentEntry: Sendable {
 
     /// The versions, oldest first; never empty.
     private(set) var versions: [Version]
+    /// When the current state began and whether it is a document (not a delete), kept apart from `versions`
+    /// so that comparing two states of an entry (commit times are unique) copies no document.
+    private(set) var currentStamp: (time: Timestamp, exists: Bool)
 
     /// An entry whose first version is `document` at `time`.
     init(time: Timestamp, document: Document?) {
         versions = [Version(time: time, document: document)]
+        currentStamp = (time, document != nil)
     }
 
     /// The document as it is now.
@@ -31,6 +35,7 @@ struct DocumentEntry: Sendable {
     /// Records the state from `time` on, forgetting versions that ended before `horizon`.
     mutating func record(_ document: Document?, at time: Timestamp, horizon: Timestamp) {
         versions.append(Version(time: time, document: document))
+        currentStamp = (time, document != nil)
         prune(before: horizon)
     }
 

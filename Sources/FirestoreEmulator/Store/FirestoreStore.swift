@@ -17,6 +17,8 @@ final class FirestoreStore: Sendable {
         /// The places in line of recently ended transactions, for their retries.
         var retired: [[UInt8]: Date] = [:]
         var lastTime = Timestamp(seconds: 0, nanos: 0)
+        /// What changed, for restoring checkpoints.
+        var log = ChangeLog()
     }
 
     private let state = Mutex(State())
@@ -174,6 +176,7 @@ final class FirestoreStore: Sendable {
                 // A write that changed nothing (see `Write.apply`) keeps the document and its update time.
                 if before?.updateTime == after?.updateTime { continue }
                 databaseState.record(after, at: path, time: commitTime, horizon: horizon)
+                state.log.record(path, in: database)
                 changes.append((path, before, after))
             }
             if !changes.isEmpty {
@@ -190,6 +193,7 @@ final class FirestoreStore: Sendable {
     func clear(_ database: DatabaseName) {
         state.withLock { state in
             state.databases[database]?.removeAll()
+            state.log.forget()
             state.transactions = state.transactions.filter { $0.value.database != database }
         }
     }
@@ -220,36 +224,56 @@ final class FirestoreStore: Sendable {
                 state.databases[name] = database
                 state.transactions = state.transactions.filter { $0.value.database != name }
             }
+            state.log.forget()
         }
     }
 
     /// Every database of every project as it is now, for a checkpoint: O(databases), whatever they hold.
-    func checkpoint() -> FirestoreCheckpoint {
-        state.withLock { FirestoreCheckpoint(databases: $0.databases.mapValues { $0.copy() }) }
+    func checkpoint() -> Checkpoint {
+        state.withLock { Checkpoint(databases: $0.databases.mapValues { $0.copy() }, position: $0.log.mark()) }
+    }
+
+    /// The databases of a checkpoint, which a restore rebases: the same documents, with the times the restore
+    /// wrote them at, so that restoring again when nothing changed finds nothing to do.
+    /// `@unchecked Sendable`: the states are read and replaced only under the store's lock, and never changed
+    /// in place.
+    final class Checkpoint: @unchecked Sendable {
+        fileprivate var databases: [DatabaseName: DatabaseState]
+        /// Where in the change log the state was last the checkpoint's.
+        fileprivate var position: Int
+
+        init(databases: [DatabaseName: DatabaseState], position: Int) {
+            self.databases = databases
+            self.position = position
+        }
     }
 
     /// Brings back `checkpoint` as one commit per database that differs: the documents it changes are
     /// written at the restore's commit time (so clients' caches, which keep the newest version they saw,
     /// take them) and listeners get them as that commit; open transactions on those databases end.
-    func restore(_ checkpoint: FirestoreCheckpoint) {
+    func restore(_ checkpoint: Checkpoint) {
         state.withLock { state in
             let time = Self.advance(&state, to: clock.now(), strictly: true)
             for name in Set(state.databases.keys).union(checkpoint.databases.keys) {
                 let current = state.databases[name] ?? DatabaseState(name: name)
                 let target = checkpoint.databases[name]?.copy() ?? DatabaseState(name: name)
-                let differences = current.differences(to: target)
+                let changed = state.log.paths(since: checkpoint.position, in: name)
+                let differences = changed.map { current.differences(to: target, at: $0) } ?? current.differences(to: target)
                 guard !differences.isEmpty else { continue }
+                defer { checkpoint.databases[name] = target.copy() }
                 var changes: [(path: DocumentPath, before: Document?, after: Document?)] = []
                 for difference in differences {
                     var after = difference.after
                     after?.updateTime = time
                     target.record(after, at: difference.path, time: time, horizon: time)
+                    state.log.record(difference.path, in: name)
                     changes.append((difference.path, difference.before, after))
                 }
                 state.databases[name] = target
                 state.transactions = state.transactions.filter { $0.value.database != name }
                 feed.publish(CommitFeed.Entry(commitTime: time, changes: changes), to: name)
             }
+            checkpoint.position = state.log.mark()
         }
     }
 
