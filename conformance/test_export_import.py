@@ -435,9 +435,10 @@ def test_an_export_the_official_emulator_wrote_imports_identically(tmp_path, cas
     assert got == want
 
 
-def test_an_export_hearth_wrote_imports_into_the_official_emulator_identically(tmp_path):
-    documents = golden_documents("all-types")
-    hearth = Hearth(tmp_path, "--only", "firestore", "--import", str(GOLDEN / "all-types" / "firestore_export"),
+@pytest.mark.parametrize("case", ["all-types", "named-db"])
+def test_an_export_hearth_wrote_imports_into_the_official_emulator_identically(tmp_path, case):
+    documents = golden_documents(case)
+    hearth = Hearth(tmp_path, "--only", "firestore", "--import", str(GOLDEN / case / "firestore_export"),
                     project="demo-hearth")
     try:
         result = run_hearth("export", "out", "--project", "demo-hearth", cwd=tmp_path, timeout=60)

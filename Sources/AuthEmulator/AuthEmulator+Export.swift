@@ -40,7 +40,7 @@ extension AuthEmulator: DataExporting {
         }
     }
 
-    /// Replaces every project's Auth state with what `folder` holds, as firebase-tools' `--import` seeds a fresh
+    /// Replaces the project's Auth state with what `folder` holds, as firebase-tools' `--import` seeds a fresh
     /// emulator: `config.json` first (only `signIn.allowDuplicateEmails` and
     /// `emailPrivacyConfig.enableImprovedEmailPrivacy`), then Hearth's `tenants.json` when present, then every file
     /// whose name contains `accounts` as `accounts:batchCreate` takes it (`accounts.json` for the project,

@@ -22,8 +22,6 @@ public struct SuiteConfig: Sendable, Equatable {
     public var host: String
     /// The emulators to start, keyed by name (the hub is always started).
     public var emulators: [EmulatorName: EmulatorSettings]
-    /// Where durable state lives (`nil`: in memory).
-    public var dataDirectory: String?
     /// The export folder to import at start (`import` in emulator.json), resolved against the config's folder.
     public var importFolder: String?
     /// Where to export when the suite stops (`exportOnExit` in emulator.json): a folder resolved against the
@@ -35,12 +33,11 @@ public struct SuiteConfig: Sendable, Equatable {
     /// Creates a config.
     public init(
         projectID: String = SuiteConfig.defaultProjectID, host: String = SuiteConfig.defaultHost,
-        emulators: [EmulatorName: EmulatorSettings] = [:], dataDirectory: String? = nil, sourceFile: String? = nil
+        emulators: [EmulatorName: EmulatorSettings] = [:], sourceFile: String? = nil
     ) {
         self.projectID = projectID
         self.host = host
         self.emulators = emulators
-        self.dataDirectory = dataDirectory
         self.sourceFile = sourceFile
     }
 

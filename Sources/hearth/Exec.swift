@@ -11,7 +11,8 @@ struct Exec: AsyncParsableCommand {
         discussion: """
             COMMAND gets FIREBASE_AUTH_EMULATOR_HOST, FIRESTORE_EMULATOR_HOST, FIREBASE_DATABASE_EMULATOR_HOST, \
             FIREBASE_STORAGE_EMULATOR_HOST, STORAGE_EMULATOR_HOST, FIREBASE_EMULATOR_HUB, GCLOUD_PROJECT and \
-            FIREBASE_CONFIG for the emulators that run. The exit code is COMMAND's (128+N if signal N ended it).
+            FIREBASE_CONFIG for the emulators that run. The exit code is COMMAND's (128+N if signal N ended it). \
+            With --export-on-exit the data is exported after COMMAND, whatever its exit code.
             """)
 
     @OptionGroup var options: SuiteOptions

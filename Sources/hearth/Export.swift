@@ -44,7 +44,7 @@ struct Export: AsyncParsableCommand {
             throw CleanExit.failure("hearth: \(error.message)")
         }
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        if !contents.isEmpty, !force {
+        if !contents.isEmpty, !force, !confirmReplacing(folder) {
             throw CleanExit.failure("hearth: Export already exists in the target directory, re-run with --force to overwrite.")
         }
         let hub = try hubOrigin()
@@ -58,6 +58,15 @@ struct Export: AsyncParsableCommand {
             throw CleanExit.failure("hearth: Export request failed: \(message)")
         }
         print("Export complete")
+    }
+
+    /// On a terminal, asks before a previous export is replaced, as the official CLI does (default: no);
+    /// elsewhere (CI, scripts) the answer is no, and `--force` is the way to say yes.
+    private func confirmReplacing(_ folder: String) -> Bool {
+        guard isatty(STDIN_FILENO) == 1 else { return false }
+        print("The directory \(folder) is not empty. Existing files in this directory will be overwritten. "
+            + "Do you want to continue? (y/N) ", terminator: "")
+        return ["y", "yes"].contains(readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
     }
 
     private func projectID() throws -> String {

@@ -34,6 +34,20 @@ import Testing
         #expect(throws: ConfigError.self) { try SuiteConfig.load(directory: badName) }
     }
 
+    @Test func importAndExportOnExitAreReadAgainstTheConfigFolder() throws {
+        let folder = try write("emulator.json", #"{"import":"seed","exportOnExit":true,"dataDir":null}"#)
+        let config = try SuiteConfig.load(directory: folder)
+        #expect(config.importFolder == folder + "/seed")
+        #expect(config.exportOnExit == "")
+        let elsewhere = try SuiteConfig.load(directory: try write("emulator.json", #"{"exportOnExit":"/tmp/out"}"#))
+        #expect(elsewhere.importFolder == nil && elsewhere.exportOnExit == "/tmp/out")
+        #expect(try SuiteConfig.load(directory: try write("emulator.json", #"{"exportOnExit":false}"#)).exportOnExit == nil)
+        let durable = try write("emulator.json", #"{"dataDir":"data"}"#)
+        #expect(throws: ConfigError(
+            "emulator.json: dataDir: durable state is not available yet; keep data across runs with \"import\" and \"exportOnExit\"")
+        ) { try SuiteConfig.load(directory: durable) }
+    }
+
     @Test func storageBucketsHaveRulesOfTheirOwn() throws {
         let ours = try write(
             "emulator.json",

@@ -1,7 +1,9 @@
+import Dispatch
 import EmulatorCore
 import Foundation
 import FirestoreWire
 import SwiftProtobuf
+import Synchronization
 
 /// A Firestore export folder in the production managed-export format, as Google's Firestore emulator writes
 /// and reads it:
@@ -132,6 +134,9 @@ enum FirestoreExport {
         return result
     }
 
+    /// How many records are decoded together, spread over the cores.
+    private static let batchSize = 16_384
+
     private static func read(
         _ file: URL, project: String, into result: inout [DatabaseName: [(path: DocumentPath, fields: [String: FirestoreValue])]],
         progress: TransferProgress
@@ -142,24 +147,51 @@ enum FirestoreExport {
         } catch {
             throw ImportError(file: file.path, "cannot be read: \(error.localizedDescription)")
         }
-        var index = 0
-        while true {
-            let offset = reader.position
-            let record: [UInt8]
-            do {
-                guard let next = try reader.next() else { break }
-                record = next
-            } catch {
-                throw ImportError(file: file.path, "record \(index): \(error)")
+        var first = 0
+        var finished = false
+        while !finished {
+            // Framing is sequential; decoding the records (most of the work) runs on every core.
+            var batch: [(offset: Int, record: [UInt8])] = []
+            batch.reserveCapacity(batchSize)
+            while batch.count < batchSize {
+                let offset = reader.position
+                do {
+                    guard let record = try reader.next() else {
+                        finished = true
+                        break
+                    }
+                    batch.append((offset, record))
+                } catch {
+                    throw ImportError(file: file.path, "record \(first + batch.count): \(error)")
+                }
             }
-            do {
-                let (database, path, fields) = try EntityCodec.decode(record, project: project)
-                result[database, default: []].append((path, fields))
-            } catch {
-                throw ImportError(file: file.path, "record \(index) at byte \(offset): \(error)")
+            let decoded = decode(batch, project: project)
+            for (index, outcome) in decoded.enumerated() {
+                switch outcome {
+                case .success(let document):
+                    result[document.database, default: []].append((document.path, document.fields))
+                case .failure(let error):
+                    throw ImportError(file: file.path, "record \(first + index) at byte \(batch[index].offset): \(error)")
+                }
             }
-            index += 1
-            progress.add(items: 1, bytes: record.count)
+            progress.add(items: batch.count, bytes: batch.reduce(0) { $0 + $1.record.count })
+            first += batch.count
         }
+    }
+
+    private typealias Decoded = (database: DatabaseName, path: DocumentPath, fields: [String: FirestoreValue])
+
+    /// The records of `batch` decoded in parallel, in order.
+    private static func decode(_ batch: [(offset: Int, record: [UInt8])], project: String) -> [Result<Decoded, any Error>] {
+        let stripes = min(ProcessInfo.processInfo.activeProcessorCount, max(1, batch.count / 256))
+        let decoded = Mutex([[Result<Decoded, any Error>]](repeating: [], count: stripes))
+        DispatchQueue.concurrentPerform(iterations: stripes) { stripe in
+            let range = (batch.count * stripe / stripes)..<(batch.count * (stripe + 1) / stripes)
+            let part = range.map { index in
+                Result { () throws -> Decoded in try EntityCodec.decode(batch[index].record, project: project) }
+            }
+            decoded.withLock { $0[stripe] = part }
+        }
+        return decoded.withLock { $0.flatMap { $0 } }
     }
 }
