@@ -24,6 +24,9 @@ enum FuzzTarget: String, CaseIterable {
     case multipart
     /// WebChannel forward-channel bodies (the web SDK's Firestore requests).
     case webchannel
+    /// A Firestore export's `output-N` file (`--import`): LevelDB log framing, then each record as an entity;
+    /// the whole input is also read as one entity record.
+    case firestoreExport = "firestore-export"
 
     /// Runs the target once on `bytes`.
     func run(_ bytes: UnsafeRawBufferPointer) {
@@ -42,6 +45,10 @@ enum FuzzTarget: String, CaseIterable {
         case .webchannel:
             let body = WebChannelWire.ForwardBody(parsing: text)
             for map in body.maps { _ = try? JSONValue.parse(map) }
+        case .firestoreExport:
+            var reader = LevelDBLogReader(data: Data(bytes))
+            while let record = try? reader.next() { _ = try? EntityCodec.decode(record, project: "fuzz") }
+            _ = try? EntityCodec.decode(Array(bytes), project: "fuzz")
         }
     }
 
