@@ -346,11 +346,12 @@ def test_hub_export_is_refused_to_browser_pages(tmp_path):
         assert answer.status_code == 403
         assert answer.json() == {"message": "Export cannot be triggered by external callers."}
         assert not (tmp_path / "x").exists()
+        # firebase-tools names every emulator firebase.json configures; those without data are left out.
         ok = requests.post(hearth.urls["hub"] + "/_admin/export", json={
-            "path": str(tmp_path / "y"), "initiatedBy": "test", "targets": ["firestore"]})
+            "path": str(tmp_path / "y"), "initiatedBy": "test", "targets": ["firestore", "functions", "hosting"]})
         assert ok.status_code == 200 and ok.json() == {"message": "OK"}
         assert set(json.loads((tmp_path / "y/firebase-export-metadata.json").read_text())) == {"version", "firestore"}
-        bad = requests.post(hearth.urls["hub"] + "/_admin/export", json={"path": str(tmp_path / "z"), "targets": ["nope"]})
+        bad = requests.post(hearth.urls["hub"] + "/_admin/export", json={"path": str(tmp_path / "z"), "targets": [1]})
         assert bad.status_code == 400
     finally:
         hearth.stop()

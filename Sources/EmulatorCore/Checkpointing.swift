@@ -6,4 +6,11 @@ public protocol Checkpointing: Sendable {
     func checkpoint() async -> any Sendable
     /// Brings back a state `checkpoint()` of this emulator returned; listeners are told what changed.
     func restore(_ checkpoint: any Sendable) async
+    /// Lets go of what a checkpoint kept outside memory (Storage's blob files) once it is deleted or replaced.
+    func release(_ checkpoint: any Sendable) async
+}
+
+extension Checkpointing {
+    /// Nothing to let go of: the state is in memory and goes with the checkpoint.
+    public func release(_ checkpoint: any Sendable) async {}
 }

@@ -17,12 +17,18 @@ extension StorageEmulator: DataExporting {
 }
 
 extension StorageEmulator: Checkpointing {
-    /// Every bucket and object (their blob files are kept while the emulator runs).
+    /// Every bucket and object (their blob files are kept until the checkpoint is released).
     public func checkpoint() async -> any Sendable { store.checkpoint() }
 
     /// Brings every bucket and object back to `checkpoint`.
     public func restore(_ checkpoint: any Sendable) async {
         guard let checkpoint = checkpoint as? ObjectStore.Checkpoint else { return }
         store.restore(checkpoint)
+    }
+
+    /// Removes the blob files only `checkpoint` kept.
+    public func release(_ checkpoint: any Sendable) async {
+        guard let checkpoint = checkpoint as? ObjectStore.Checkpoint else { return }
+        store.release(checkpoint)
     }
 }

@@ -43,12 +43,12 @@ enum Hub {
         }
         var targets: Set<EmulatorName>?
         if let names = body["targets"], names != .null {
-            guard let list = names.arrayValue?.compactMap(\.stringValue).compactMap(EmulatorName.init(rawValue:)),
-                list.count == names.arrayValue?.count
-            else {
+            // firebase-tools sends every emulator firebase.json configures (functions, hosting, ...): the ones
+            // without data are left out, as the official hub does.
+            guard let list = names.arrayValue?.map(\.stringValue), !list.contains(nil) else {
                 return answer("'targets' must be a list of emulator names (auth, firestore, database, storage).", 400)
             }
-            targets = Set(list)
+            targets = Set(list.compactMap { $0.flatMap(EmulatorName.init(rawValue:)) })
         }
         let export: Suite.Export
         do {
@@ -83,7 +83,7 @@ enum Hub {
                 return .json(try await suite.checkpoint(segment).json)
             case (.delete, 1):
                 let name = rest[rest.startIndex]
-                guard suite.deleteCheckpoint(name) else { throw CheckpointError(status: .notFound, message: "No checkpoint named '\(name)'.") }
+                guard await suite.deleteCheckpoint(name) else { throw CheckpointError(status: .notFound, message: "No checkpoint named '\(name)'.") }
                 return .json([:])
             case (_, 0), (_, 1):
                 throw APIError.notImplemented("Method \(request.method) is not served here.")

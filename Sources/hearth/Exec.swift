@@ -48,11 +48,25 @@ struct Exec: AsyncParsableCommand {
     }
 }
 
-/// The command's process while it runs: where exec forwards the signals it gets.
+/// The command's process while it runs: where exec forwards the signals it gets. Signals that come before
+/// the command starts are handed to it when it does.
 private final class RunningChild: Sendable {
-    private let child = Mutex<ChildProcess?>(nil)
+    private let state = Mutex<(child: ChildProcess?, pending: [Int32])>((nil, []))
 
-    func set(_ process: ChildProcess?) { child.withLock { $0 = process } }
+    func set(_ process: ChildProcess?) {
+        let pending = state.withLock { state -> [Int32] in
+            state.child = process
+            defer { state.pending = [] }
+            return process == nil ? [] : state.pending
+        }
+        for signal in pending { process?.send(signal) }
+    }
 
-    func send(_ signal: Int32) { child.withLock { $0 }?.send(signal) }
+    func send(_ signal: Int32) {
+        let child = state.withLock { state -> ChildProcess? in
+            if state.child == nil { state.pending.append(signal) }
+            return state.child
+        }
+        child?.send(signal)
+    }
 }

@@ -47,26 +47,19 @@ func exportOnExit(_ suite: Suite, to folder: String, signals: ShutdownSignals, o
         return
     }
     let abandonAt = signals.count + 1
-    let outcome = await withTaskGroup(of: String?.self) { group -> String? in
-        group.addTask {
-            do {
-                try await TransferDisplay(transfer: export.transfer, output: output).show { try await export.run() }
-                return nil
-            } catch is CancellationError {
-                return "Export abandoned; \"\(folder)\" is as it was."
-            } catch {
-                return "\(error)\nAutomatic export to \"\(folder)\" failed, going to exit now..."
-            }
-        }
-        group.addTask {
-            await signals.wait(for: abandonAt)
-            return Task.isCancelled ? nil : "Export abandoned; \"\(folder)\" is as it was."
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        var result = first
-        for await other in group where result == nil { result = other }
-        return result
+    let exporting = Task { try await TransferDisplay(transfer: export.transfer, output: output).show { try await export.run() } }
+    let watching = Task {
+        await signals.wait(for: abandonAt)
+        if !Task.isCancelled { exporting.cancel() }
+    }
+    // The export's own outcome decides the message: one the signal came too late to stop is complete.
+    let result = await exporting.result
+    watching.cancel()
+    let outcome: String?
+    switch result {
+    case .success: outcome = nil
+    case .failure(is CancellationError): outcome = "Export abandoned; \"\(folder)\" is as it was."
+    case .failure(let error): outcome = "\(error)\nAutomatic export to \"\(folder)\" failed, going to exit now..."
     }
     if let outcome { output.write(Data((outcome + "\n").utf8)) }
 }

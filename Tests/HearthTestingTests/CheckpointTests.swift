@@ -73,6 +73,25 @@ import Testing
         }
     }
 
+    @Test func aRestoreAfterAClearBringsTheDocumentsBack() async throws {
+        let emulators = try await HearthEmulators.start(projectID: "demo-checkpoint-clear")
+        defer { Task { await emulators.stop() } }
+        try await withRulesTestEnvironment(emulators: emulators) { environment in
+            try await environment.withSecurityRulesDisabled { admin in
+                let firestore = try admin.firestore()
+                try await firestore.document("c/a").setData(["v": 1])
+                try await emulators.checkpoint("seeded")
+                try await environment.clearFirestore()
+                #expect(try await firestore.document("c/a").getDocument().exists == false)
+                try await emulators.restore("seeded")
+                #expect(try await firestore.document("c/a").getDocument().data == ["v": 1])
+                try await firestore.document("c/b").setData(["v": 2])
+                try await emulators.restore("seeded")
+                #expect(try await firestore.document("c/b").getDocument().exists == false)
+            }
+        }
+    }
+
     @Test func unknownAndBadNamesAreGoogleErrors() async throws {
         let emulators = try await HearthEmulators.start(projectID: "demo-checkpoint-errors")
         defer { Task { await emulators.stop() } }

@@ -36,6 +36,24 @@ import Testing
         #expect(seen.sorted() == ["a.txt", "dir-x", "dir/", "e/", "z"])
     }
 
+    @Test func checkpointsKeepTheBlobFilesTheyNeedUntilReleased() async throws {
+        let store = try ObjectStore()
+        try await put(store, "a", "first")
+        let blob = try #require(store.object("b", "a")?.blob)
+        let file = store.directory.appendingPathComponent(blob.id).path
+        let first = store.checkpoint()
+        let second = store.checkpoint()
+        try await put(store, "a", "second")
+        #expect(FileManager.default.fileExists(atPath: file))
+        store.restore(first)
+        #expect(store.object("b", "a")?.blob == blob)
+        _ = try store.delete("b", "a")
+        store.release(first)
+        #expect(FileManager.default.fileExists(atPath: file), "the second checkpoint still holds it")
+        store.release(second)
+        #expect(!FileManager.default.fileExists(atPath: file))
+    }
+
     @Test func namesAreBytesNotUnicodeEquivalence() async throws {
         let store = try ObjectStore()
         let composed = "caf\u{E9}.txt"  // é as one scalar (NFC)

@@ -15,7 +15,7 @@ extension FirestoreAPI {
         }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue else {
-            throw .firestore(.invalidArgument, "export_directory must be a directory.")
+            throw .firestore(.failedPrecondition, "export_directory must be a directory.")
         }
         let name = (call.body["export_name"] ?? call.body["exportName"])?.stringValue
             ?? "firestore_export_\(Int(Date().timeIntervalSince1970))"

@@ -4,7 +4,7 @@
 /// earlier positions unknown; a restore from one compares whole collections instead.
 struct ChangeLog {
     /// The most changes kept; half are dropped when it is reached.
-    static let capacity = 1 << 20
+    static let capacity = 1 << 18
 
     private var isRecording = false
     private var entries: [(database: DatabaseName, path: DocumentPath)] = []
@@ -28,9 +28,10 @@ struct ChangeLog {
         entries.append((database, path))
     }
 
-    /// Makes every position up to now unknown (a change too large to record path by path).
+    /// Makes every position up to now unknown (a change too large to record path by path); the position
+    /// after the last change too, so a checkpoint taken just before is not taken to be unchanged.
     mutating func forget() {
-        base += entries.count
+        base += entries.count + 1
         entries.removeAll()
     }
 

@@ -26,8 +26,8 @@ final class ObjectStore: Sendable {
         /// Objects by bucket, then by their names' bytes: names that Swift would call equal (canonically
         /// equivalent Unicode, NFC and NFD) are different objects, as in Cloud Storage.
         var objects: [String: [ObjectKey: StoredObject]] = [:]
-        /// Blobs a checkpoint holds: their files stay when their objects go.
-        var pinned: Set<String> = []
+        /// Blobs checkpoints hold, with how many hold each: their files stay when their objects go.
+        var pinned: [String: Int] = [:]
     }
 
     /// The buckets and objects at one moment, for a checkpoint (values: nothing is copied).
@@ -131,7 +131,7 @@ final class ObjectStore: Sendable {
     /// Adds an import in one step: `buckets` (those missing are created `now`) and `objects`, each in place
     /// of whatever had its name (an earlier one of `objects` too); the replaced objects' blobs are removed.
     /// Objects of other names stay. The objects' blobs are new files of this store.
-    func restore(buckets: [String], objects: [StoredObject], now: Date) {
+    func add(importedBuckets buckets: [String], objects: [StoredObject], now: Date) {
         let replaced = state.withLock { state -> [StoredObject] in
             for name in buckets where state.buckets[name] == nil {
                 state.buckets[name] = Bucket(name: name, timeCreated: now, updated: now)
@@ -233,12 +233,31 @@ final class ObjectStore: Sendable {
         )
     }
 
-    /// Every bucket and object now; their blobs are kept (pinned) for as long as the store lives.
+    /// Every bucket and object now; their blobs are kept (pinned) until the checkpoint is released.
     func checkpoint() -> Checkpoint {
         state.withLock { state in
-            for objects in state.objects.values { state.pinned.formUnion(objects.values.map(\.blob.id)) }
+            for objects in state.objects.values {
+                for object in objects.values { state.pinned[object.blob.id, default: 0] += 1 }
+            }
             return Checkpoint(buckets: state.buckets, objects: state.objects)
         }
+    }
+
+    /// Lets go of `checkpoint`'s blobs: those no other checkpoint holds and no object uses are removed.
+    func release(_ checkpoint: Checkpoint) {
+        let unused = state.withLock { state -> [Blob] in
+            var freed: [Blob] = []
+            for objects in checkpoint.objects.values {
+                for object in objects.values {
+                    let count = (state.pinned[object.blob.id] ?? 1) - 1
+                    state.pinned[object.blob.id] = count > 0 ? count : nil
+                    if count <= 0 { freed.append(object.blob) }
+                }
+            }
+            let inUse = Set(state.objects.values.flatMap { $0.values.map(\.blob.id) })
+            return freed.filter { !inUse.contains($0.id) }
+        }
+        for blob in unused { removeBlob(blob) }
     }
 
     /// Brings back the buckets and objects of `checkpoint`; the blobs only the replaced objects used are removed.
@@ -302,7 +321,7 @@ final class ObjectStore: Sendable {
     func discard(_ blob: Blob) { removeBlob(blob) }
 
     private func removeBlob(_ blob: Blob) {
-        guard !state.withLock({ $0.pinned.contains(blob.id) }) else { return }
+        guard state.withLock({ $0.pinned[blob.id] == nil }) else { return }
         try? FileManager.default.removeItem(at: directory.appendingPathComponent(blob.id))
     }
 }

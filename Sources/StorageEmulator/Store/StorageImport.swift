@@ -32,7 +32,7 @@ struct StorageImport {
             for object in objects { store.discard(object.blob) }
             throw error
         }
-        store.restore(buckets: buckets, objects: objects, now: now)
+        store.add(importedBuckets: buckets, objects: objects, now: now)
     }
 
     /// The bucket ids of `buckets.json`, `{"buckets":[{"id":...}]}`.

@@ -28,8 +28,7 @@ public struct CheckpointError: Error, Sendable, CustomStringConvertible {
 extension Suite {
     /// The emulators whose state a checkpoint holds.
     private var checkpointable: [(name: EmulatorName, emulator: any Checkpointing)] {
-        let candidates: [(EmulatorName, (any Sendable)?)] = [(.auth, auth), (.firestore, firestore), (.database, database), (.storage, storage)]
-        return candidates.compactMap { name, emulator in (emulator as? any Checkpointing).map { (name, $0) } }
+        dataEmulators.compactMap { name, emulator in (emulator as? any Checkpointing).map { (name, $0) } }
     }
 
     /// Takes checkpoint `name` of every emulator (replacing an older one of that name): a copy-on-write
@@ -45,8 +44,15 @@ extension Suite {
         var states: [(name: EmulatorName, state: any Sendable)] = []
         for part in checkpointable { states.append((part.name, await part.emulator.checkpoint())) }
         let checkpoint = SuiteCheckpoint(name: name, createTime: Date(), states: states)
-        checkpointStore.withLock { $0[name] = checkpoint }
+        if let replaced = checkpointStore.withLock({ $0.updateValue(checkpoint, forKey: name) }) { await release(replaced) }
         return checkpoint
+    }
+
+    private func release(_ checkpoint: SuiteCheckpoint) async {
+        for part in checkpointable {
+            guard let state = checkpoint.states.first(where: { $0.name == part.name })?.state else { continue }
+            await part.emulator.release(state)
+        }
     }
 
     /// Brings every emulator back to checkpoint `name`; connected clients see the changes it implies.
@@ -62,10 +68,12 @@ extension Suite {
         return checkpoint
     }
 
-    /// Forgets checkpoint `name`; whether there was one.
+    /// Forgets checkpoint `name` (and the files only it kept); whether there was one.
     @discardableResult
-    public func deleteCheckpoint(_ name: String) -> Bool {
-        checkpointStore.withLock { $0.removeValue(forKey: name) != nil }
+    public func deleteCheckpoint(_ name: String) async -> Bool {
+        guard let removed = checkpointStore.withLock({ $0.removeValue(forKey: name) }) else { return false }
+        await release(removed)
+        return true
     }
 
     /// The checkpoints, oldest first.

@@ -5,9 +5,11 @@ import Foundation
 /// while it lasts and a summary at the end.
 public final class DataTransfer: Sendable {
     /// Import or export.
-    public enum Direction: String, Sendable {
-        case `import` = "Imported"
-        case export = "Exported"
+    public enum Direction: Sendable {
+        /// Data read into the emulators.
+        case `import`
+        /// Data written out of them.
+        case export
     }
 
     /// Which way the data goes.

@@ -30,14 +30,19 @@ struct ExportMetadata {
             throw ImportError(file: url.path, "is not a JSON object.")
         }
         folders = [:]
+        firestoreMetadataFile = object["firestore"]?["metadata_file"]?.stringValue
         for name in [EmulatorName.auth, .firestore, .database, .storage] {
             guard let section = object[name.rawValue], section != .null else { continue }
+            // Firestore's data is found through its metadata file; firebase-tools never reads its `path`.
+            if name == .firestore, firestoreMetadataFile != nil {
+                folders[name] = section["path"]?.stringValue ?? ""
+                continue
+            }
             guard let path = section["path"]?.stringValue, !path.isEmpty else {
                 throw ImportError(file: url.path, "\(name.rawValue).path: expected the folder of the \(name.rawValue) data.")
             }
             folders[name] = path
         }
-        firestoreMetadataFile = object["firestore"]?["metadata_file"]?.stringValue
     }
 
     /// The file's text as the official CLI writes it: 2-space indent, sections in its order (`firestore`,

@@ -53,7 +53,8 @@ struct ExportTarget {
     }
 
     /// Puts the complete, synced `staging` folder in the target's place: an atomic exchange (`renameat2`) with
-    /// a previous export, which is removed afterwards. Until the exchange, the previous export is untouched.
+    /// a previous export, which is removed afterwards (two renames where the file system cannot exchange).
+    /// Until then, the previous export is untouched.
     func swapIn(_ staging: URL) throws {
         let files = FileManager.default
         guard files.fileExists(atPath: url.path) else {
@@ -61,8 +62,24 @@ struct ExportTarget {
             try DurableFile.sync(url.deletingLastPathComponent())
             return
         }
-        guard hearth_rename_exchange(staging.path, url.path) == 0 else {
-            throw ExportError("cannot replace '\(url.path)': \(String(cString: strerror(errno)))")
+        if hearth_rename_exchange(staging.path, url.path) != 0 {
+            // File systems without the exchange (some NFS and FUSE mounts, overlayfs lower layers): move the
+            // previous export aside, move the new one in, and put the previous one back if that fails.
+            let aside = staging.deletingLastPathComponent().appendingPathComponent(staging.lastPathComponent + "-previous")
+            do {
+                try files.moveItem(at: url, to: aside)
+            } catch {
+                throw ExportError("cannot replace '\(url.path)': \(error.localizedDescription)")
+            }
+            do {
+                try files.moveItem(at: staging, to: url)
+            } catch {
+                try? files.moveItem(at: aside, to: url)
+                throw ExportError("cannot replace '\(url.path)': \(error.localizedDescription)")
+            }
+            try DurableFile.sync(url.deletingLastPathComponent())
+            try? files.removeItem(at: aside)
+            return
         }
         try DurableFile.sync(url.deletingLastPathComponent())
         // The staging name now holds the previous export.

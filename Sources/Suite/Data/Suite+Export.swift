@@ -4,10 +4,15 @@ import Foundation
 extension Suite {
     /// The emulators whose data an export holds, in the order they are exported, with their folders.
     var exportable: [(name: EmulatorName, folder: String, emulator: any DataExporting)] {
-        let candidates: [(EmulatorName, (any Sendable)?)] = [(.auth, auth), (.firestore, firestore), (.database, database), (.storage, storage)]
-        return candidates.compactMap { name, emulator in
+        dataEmulators.compactMap { name, emulator in
             (emulator as? any DataExporting).map { (name, ExportMetadata.folder(of: name), $0) }
         }
+    }
+
+    /// The emulators that hold data, those of them that run, in the official order.
+    var dataEmulators: [(name: EmulatorName, emulator: any Sendable)] {
+        let all: [(EmulatorName, (any Sendable)?)] = [(.auth, auth), (.firestore, firestore), (.database, database), (.storage, storage)]
+        return all.compactMap { name, emulator in emulator.map { (name, $0) } }
     }
 
     /// Checks that `path` can take an export (see `export(to:only:)`) without writing anything.

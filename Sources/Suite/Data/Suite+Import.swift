@@ -33,10 +33,14 @@ extension Suite {
                 throw ExportError("Cannot import: \(error)")
             }
             var sources: [EmulatorName: URL] = [:]
+            // Paths are relative to the export folder, or absolute (firebase-tools resolves both).
+            func resolve(_ path: String) -> URL {
+                path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
+            }
             for (name, relative) in metadata.folders {
-                var source = folder.appendingPathComponent(relative)
+                var source = resolve(relative)
                 if name == .firestore, let file = metadata.firestoreMetadataFile {
-                    source = folder.appendingPathComponent(file).deletingLastPathComponent()
+                    source = resolve(file).deletingLastPathComponent()
                 }
                 var isFolder: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: source.path, isDirectory: &isFolder), isFolder.boolValue else {
