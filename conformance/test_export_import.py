@@ -11,20 +11,18 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import requests
 
+import official_firestore
 from support import RunningHearth, clean_environment, run_hearth
 
 FREE_PORTS = ["--port", "auth=0", "--port", "firestore=0", "--port", "database=0", "--port", "storage=0", "--port", "hub=0"]
 PROJECT = "demo-export"
 OWNER = {"Authorization": "Bearer owner"}
-OFFICIAL_EMULATOR = Path("/usr/lib/google-cloud-sdk/platform/cloud-firestore-emulator/cloud_firestore_emulator")
 # Exports the official emulator wrote, with the documents it served (Tests/FirestoreEmulatorTests/Exports/README.md).
 GOLDEN = Path(__file__).resolve().parent.parent / "Tests" / "FirestoreEmulatorTests" / "Exports"
 
@@ -379,46 +377,27 @@ def test_firestore_export_endpoint_writes_the_managed_export_layout(tmp_path):
 # Google's official Firestore emulator: the proof of the format, both ways
 
 
-class OfficialEmulator:
-    def __init__(self, *args: str):
-        if not OFFICIAL_EMULATOR.exists():
-            pytest.skip(f"the official Firestore emulator is not installed ({OFFICIAL_EMULATOR})")
-        with __import__("socket").socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.process = subprocess.Popen(
-            [str(OFFICIAL_EMULATOR), "start", "--host", "127.0.0.1", "--port", str(self.port), *args],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if requests.get(f"http://127.0.0.1:{self.port}/", timeout=1).status_code == 200:
-                    return
-            except requests.ConnectionError:
-                time.sleep(0.3)
-        self.stop()
-        raise AssertionError("the official Firestore emulator did not start")
-
-    def stop(self) -> None:
-        os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-
-
 def golden_documents(case: str) -> list[dict]:
     return json.loads((GOLDEN / f"{case}.documents.json").read_text())["documents"]
 
 
+def key(name: str) -> str:
+    """`path@database` of a document name."""
+    return name.split("/documents/", 1)[1] + "@" + name.split("/")[3]
+
+
+def served(documents: list[dict]) -> dict[str, dict]:
+    """The recorded documents' fields by `key`."""
+    return {key(document["name"]): document.get("fields", {}) for document in documents}
+
+
 def read_documents(base: str, documents: list[dict], project: str) -> dict[str, dict]:
+    """The same documents as `base` serves them now (a status where it does not)."""
     result = {}
     for document in documents:
         name = document["name"].replace(document["name"].split("/")[1], project, 1)
         answer = requests.get(f"{base}/v1/{name}", headers=OWNER)
-        result[document["name"].split("/documents/", 1)[1] + "@" + name.split("/")[3]] = (
-            answer.json().get("fields", {}) if answer.status_code == 200 else answer.status_code)
+        result[key(name)] = answer.json().get("fields", {}) if answer.status_code == 200 else answer.status_code
     return result
 
 
@@ -431,9 +410,7 @@ def test_an_export_the_official_emulator_wrote_imports_identically(tmp_path, cas
         got = read_documents(hearth.urls["firestore"], documents, "demo-hearth")
     finally:
         hearth.stop()
-    want = {document["name"].split("/documents/", 1)[1] + "@" + document["name"].split("/")[3]: document.get("fields", {})
-            for document in documents}
-    assert got == want
+    assert got == served(documents)
 
 
 @pytest.mark.parametrize("case", ["all-types", "named-db"])
@@ -446,11 +423,10 @@ def test_an_export_hearth_wrote_imports_into_the_official_emulator_identically(t
         assert result.returncode == 0, result.stderr
     finally:
         hearth.stop()
-    official = OfficialEmulator("--import-data", str(tmp_path / "out/firestore_export/firestore_export.overall_export_metadata"))
-    try:
-        got = read_documents(f"http://127.0.0.1:{official.port}", documents, "demo-hearth")
-    finally:
-        official.stop()
-    want = {document["name"].split("/documents/", 1)[1] + "@" + document["name"].split("/")[3]: document.get("fields", {})
-            for document in documents}
-    assert got == want
+    if not official_firestore.installed():
+        pytest.skip(f"the official Firestore emulator is not installed ({official_firestore.EMU_JAR})")
+    official = official_firestore.Emulator(
+        ["--import-data", str(tmp_path / "out/firestore_export/firestore_export.overall_export_metadata")])
+    with official:
+        got = read_documents(official.base, documents, "demo-hearth")
+    assert got == served(documents)

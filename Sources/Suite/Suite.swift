@@ -167,9 +167,12 @@ public final class Suite: Sendable {
     }
 
     /// `$TMPDIR/hub-<projectId>.json`, as firebase-tools writes it for other tools to find the hub.
-    public var locatorPath: String {
+    public var locatorPath: String { Self.locatorPath(projectID: config.projectID) }
+
+    /// Where the hub of a suite for `projectID` writes its locator file (`hearth export` reads it).
+    public static func locatorPath(projectID: String) -> String {
         let temporary = ProcessInfo.processInfo.environment["TMPDIR"] ?? NSTemporaryDirectory()
-        return (temporary as NSString).appendingPathComponent("hub-\(config.projectID).json")
+        return (temporary as NSString).appendingPathComponent("hub-\(projectID).json")
     }
 
     private func writeLocatorFile() {

@@ -23,11 +23,7 @@ struct Export: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Emulators to export, comma-separated (default: every running one).", valueName: "names"))
     var only: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Project id (default: from the config, else demo-hearth).", valueName: "id"))
-    var project: String?
-
-    @Option(name: .long, help: ArgumentHelp("Config file (default: emulator.json, else firebase.json).", valueName: "file"))
-    var config: String?
+    @OptionGroup var projectOptions: ProjectOptions
 
     @Flag(name: .long, help: "Replace a previous export in DIR.")
     var force = false
@@ -70,9 +66,8 @@ struct Export: AsyncParsableCommand {
     }
 
     private func projectID() throws -> String {
-        if let project { return project }
         do {
-            return try SuiteConfig.load(directory: FileManager.default.currentDirectoryPath, configFile: config).projectID
+            return try projectOptions.projectID()
         } catch {
             throw CleanExit.failure("hearth: \(error.message)")
         }
@@ -81,9 +76,7 @@ struct Export: AsyncParsableCommand {
     /// `http://host:port` of the project's hub: the first origin in its locator file, else `FIREBASE_EMULATOR_HUB`.
     private func hubOrigin() throws -> String {
         let project = try projectID()
-        let temporary = ProcessInfo.processInfo.environment["TMPDIR"] ?? NSTemporaryDirectory()
-        let locator = (temporary as NSString).appendingPathComponent("hub-\(project).json")
-        if let data = FileManager.default.contents(atPath: locator), let json = try? JSONValue.parse(data),
+        if let data = FileManager.default.contents(atPath: Suite.locatorPath(projectID: project)), let json = try? JSONValue.parse(data),
             let origin = json["origins"]?.arrayValue?.first?.stringValue
         {
             return origin

@@ -9,11 +9,7 @@ struct SuiteOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Emulators to start, comma-separated (auth, firestore, database, storage).", valueName: "names"))
     var only: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Project id (default: from the config, else demo-hearth).", valueName: "id"))
-    var project: String?
-
-    @Option(name: .long, help: ArgumentHelp("Config file (default: emulator.json, else firebase.json).", valueName: "file"))
-    var config: String?
+    @OptionGroup var projectOptions: ProjectOptions
 
     @Option(name: .long, help: ArgumentHelp("Host every emulator listens on (default 127.0.0.1).", valueName: "host"))
     var host: String?
@@ -44,8 +40,8 @@ struct SuiteOptions: ParsableArguments {
 
     /// The config these options select, with the options applied.
     func resolvedConfig() throws(ConfigError) -> SuiteConfig {
-        var config = try SuiteConfig.load(directory: FileManager.default.currentDirectoryPath, configFile: self.config)
-        try config.apply(only: only.isEmpty ? nil : only, project: project, host: host, ports: port)
+        var config = try projectOptions.loadConfig()
+        try config.apply(only: only.isEmpty ? nil : only, project: projectOptions.project, host: host, ports: port)
         return config
     }
 

@@ -20,18 +20,18 @@ struct TransferDisplay {
                 try await Task.sleep(for: interactive ? .milliseconds(250) : .seconds(5))
             }
         }
-        defer { monitor.cancel() }
+        let outcome: Result<Void, any Error>
         do {
             try await work()
+            outcome = .success(())
         } catch {
-            monitor.cancel()
-            _ = await monitor.result
-            if interactive { output.write(Data("\r\u{1B}[K".utf8)) }
-            throw error
+            outcome = .failure(error)
         }
         monitor.cancel()
         _ = await monitor.result
-        output.write(Data(((interactive ? "\r\u{1B}[K" : "") + transfer.summary + "\n").utf8))
+        if interactive { output.write(Data("\r\u{1B}[K".utf8)) }
+        try outcome.get()
+        output.write(Data((transfer.summary + "\n").utf8))
     }
 }
 

@@ -23,7 +23,7 @@ import shutil
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from official_firestore import Emulator, dump_json  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))

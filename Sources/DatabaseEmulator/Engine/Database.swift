@@ -92,14 +92,9 @@ final class Database: Sendable {
     /// The whole tree (admin reads: export, inspection).
     var root: DataNode { state.withLock { $0.root } }
 
-    /// Replaces the whole tree without rules or events (import before clients connect).
+    /// Replaces the whole tree without rules (an import, a checkpoint's restore), telling the listens what
+    /// changed as a set of the root would.
     func replaceRoot(_ root: DataNode) {
-        state.withLock { $0.root = root }
-    }
-
-    /// Replaces the whole tree without rules, telling the listens what changed as a set of the root would
-    /// (a checkpoint's restore).
-    func restoreRoot(_ root: DataNode) {
         state.withLock { state in
             let old = state.root
             guard old != root else { return }

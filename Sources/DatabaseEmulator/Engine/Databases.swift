@@ -91,8 +91,8 @@ final class Databases: Sendable {
     /// Brings every namespace back to its tree in `trees` (empty if it has none); rules stay, listeners see
     /// the changes.
     func restore(_ trees: [String: DataNode]) {
-        for database in all where trees[database.name] == nil { database.restoreRoot(.empty) }
-        for (namespace, root) in trees { database(namespace).restoreRoot(root) }
+        for database in all where trees[database.name] == nil { database.replaceRoot(.empty) }
+        for (namespace, root) in trees { database(namespace).replaceRoot(root) }
     }
 
     /// Empties every database (rules stay); listeners see the data go.

@@ -101,10 +101,10 @@ extension FirestoreValue {
         case .bytes(let value): return ["bytesValue": .string(Data(value).base64EncodedString())]
         case .reference(let value): return ["referenceValue": .string(value)]
         case .geoPoint(let latitude, let longitude):
-            // proto3 JSON leaves out members at their default (+0.0), as production renders them.
+            // proto3 JSON leaves out members at their default (0, -0.0 too), as the official emulator renders them.
             var point: [String: JSONValue] = [:]
-            if latitude != 0 || latitude.sign == .minus { point["latitude"] = .double(latitude) }
-            if longitude != 0 || longitude.sign == .minus { point["longitude"] = .double(longitude) }
+            if latitude != 0 { point["latitude"] = .double(latitude) }
+            if longitude != 0 { point["longitude"] = .double(longitude) }
             return ["geoPointValue": .object(point)]
         case .array(let values): return ["arrayValue": values.isEmpty ? [:] : ["values": .array(values.map(\.json))]]
         case .map(let fields):
@@ -131,8 +131,11 @@ extension FirestoreValue {
             "Invalid value at '\(field).\(ProtoName.snakeCase(kind))' (\(type)), \(payload.serialized())")
     }
 
-    /// RFC 3339 with 0–9 fractional digits and `Z` or an offset, in the proleptic Gregorian calendar that
-    /// `google.protobuf.Timestamp` uses (Foundation's calendar turns Julian before 1582).
+    /// RFC 3339 with `Z` or an offset, in the proleptic Gregorian calendar that `google.protobuf.Timestamp` uses
+    /// (Foundation's calendar turns Julian before 1582), read as leniently as the official emulator reads it
+    /// (conformance/fixtures/official_value_answers.json): a day past the month's end, hour 24 and second 60
+    /// carry over; digits past nanoseconds are dropped; a dot without digits is none; lowercase `t`/`z` are not
+    /// taken.
     static func parseTimestamp(_ text: String) -> (Int64, Int32)? {
         let bytes = Array(text.utf8)
         func number(_ start: Int, _ count: Int) -> Int64? {
@@ -148,9 +151,9 @@ extension FirestoreValue {
             index < bytes.count && expected.contains(Character(UnicodeScalar(bytes[index])))
         }
         guard let year = number(0, 4), byte(4, "-"), let month = number(5, 2), byte(7, "-"), let day = number(8, 2),
-            byte(10, "T", "t"), let hour = number(11, 2), byte(13, ":"), let minute = number(14, 2), byte(16, ":"),
-            let second = number(17, 2), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-            hour < 24, minute < 60, second < 60
+            byte(10, "T"), let hour = number(11, 2), byte(13, ":"), let minute = number(14, 2), byte(16, ":"),
+            let second = number(17, 2), (1...12).contains(month), (1...31).contains(day), hour <= 24, minute < 60,
+            second <= 60
         else { return nil }
         var index = 19
         var nanos: Int32 = 0
@@ -158,16 +161,14 @@ extension FirestoreValue {
             var digits = 0
             index += 1
             while index < bytes.count, (48...57).contains(bytes[index]) {
-                guard digits < 9 else { return nil }
-                nanos = nanos * 10 + Int32(bytes[index] - 48)
+                if digits < 9 { nanos = nanos * 10 + Int32(bytes[index] - 48) }
                 digits += 1
                 index += 1
             }
-            guard digits > 0 else { return nil }
-            for _ in digits..<9 { nanos *= 10 }
+            for _ in min(digits, 9)..<9 { nanos *= 10 }
         }
         var offset: Int64 = 0
-        if byte(index, "Z", "z"), index + 1 == bytes.count {
+        if byte(index, "Z"), index + 1 == bytes.count {
             offset = 0
         } else if byte(index, "+", "-"), index + 6 == bytes.count, let hours = number(index + 1, 2), byte(index + 3, ":"),
             let minutes = number(index + 4, 2), hours < 24, minutes < 60
@@ -180,14 +181,6 @@ extension FirestoreValue {
         // google.protobuf.Timestamp covers 0001-01-01 to 9999-12-31.
         guard (-62_135_596_800...253_402_300_799).contains(seconds) else { return nil }
         return (seconds, nanos)
-    }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
     }
 
     /// Days from 1970-01-01 to a civil date (Howard Hinnant's algorithm, the inverse of the one below).

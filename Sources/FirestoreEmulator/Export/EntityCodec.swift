@@ -50,20 +50,22 @@ enum EntityCodec {
 
     private static func path(of path: DocumentPath) -> StorageOnestoreV3_Path {
         var result = StorageOnestoreV3_Path()
-        var index = 0
-        while index + 1 < path.segments.count {
+        result.element = elements(of: path).map { pair in
             var element = StorageOnestoreV3_Path.Element()
-            element.type = Data(path.segments[index].utf8)
-            if let id = numericID(path.segments[index + 1]) { element.id = id } else { element.name = Data(path.segments[index + 1].utf8) }
-            result.element.append(element)
-            index += 2
+            element.type = pair.type
+            if let id = pair.id { element.id = id } else { element.name = pair.name }
+            return element
         }
         return result
     }
 
-    /// The number in a numeric document id (`__id42__`), which the key holds as an integer id.
-    private static func numericID(_ id: String) -> Int64? {
-        DocumentPath.isNumericID(id) ? Int64(id.dropFirst(4).dropLast(2)) : nil
+    /// The (collection id, document id) pairs of `path`, each document id as a number when it is a numeric id
+    /// (`__id42__`), which keys hold as an integer id.
+    private static func elements(of path: DocumentPath) -> [(type: Data, id: Int64?, name: Data)] {
+        stride(from: 0, to: path.segments.count - 1, by: 2).map { index in
+            let id = path.segments[index + 1]
+            return (Data(path.segments[index].utf8), DocumentPath.numericDigits(id).flatMap { Int64($0) }, Data(id.utf8))
+        }
     }
 
     /// The fields as properties, in name order; an empty array is an indexed property, as Firestore writes it.
@@ -119,13 +121,10 @@ enum EntityCodec {
             result.pointValue.x = latitude
             result.pointValue.y = longitude
         case .array(let elements):
-            // Firestore forbids arrays directly in arrays; should one get here, it is kept as a map of its
-            // elements rather than lost.
-            var nested = StorageOnestoreV3_EntityProto()
-            nested.key = StorageOnestoreV3_Reference()
-            add(Dictionary(uniqueKeysWithValues: elements.enumerated().map { (String($0.offset), $0.element) }), to: &nested)
-            property.meaning = Meaning.map
-            result.stringValue = (try? nested.serializedData()) ?? Data()
+            // Writes refuse arrays directly in arrays (`DocumentLimits`); one would be kept as a map of its elements.
+            return self.property(
+                name, .map(Dictionary(uniqueKeysWithValues: elements.enumerated().map { (String($0.offset), $0.element) })),
+                multiple: multiple)
         case .map(let fields):
             var nested = StorageOnestoreV3_EntityProto()
             nested.key = StorageOnestoreV3_Reference()
@@ -143,17 +142,14 @@ enum EntityCodec {
     /// A reference value to the document named `name` (`projects/p/databases/d/documents/...`).
     private static func reference(_ name: String) -> StorageOnestoreV3_PropertyValue.ReferenceValue {
         var reference = StorageOnestoreV3_PropertyValue.ReferenceValue()
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count >= 5 else { return reference }
-        reference.app = app(of: parts[1])
-        if parts[3] != DatabaseName.defaultDatabase { reference.databaseID = Data(parts[3].utf8) }
-        var index = 5
-        while index + 1 < parts.count {
+        guard let (database, path) = try? DocumentPath.parse(resourceName: name) else { return reference }
+        reference.app = app(of: database.project)
+        if database.database != DatabaseName.defaultDatabase { reference.databaseID = Data(database.database.utf8) }
+        reference.pathElement = elements(of: path).map { pair in
             var element = StorageOnestoreV3_PropertyValue.ReferenceValue.PathElement()
-            element.type = Data(parts[index].utf8)
-            if let id = numericID(parts[index + 1]) { element.id = id } else { element.name = Data(parts[index + 1].utf8) }
-            reference.pathElement.append(element)
-            index += 2
+            element.type = pair.type
+            if let id = pair.id { element.id = id } else { element.name = pair.name }
+            return element
         }
         return reference
     }
@@ -170,14 +166,25 @@ enum EntityCodec {
             throw Malformed(reason: "not an entity record (\(error))")
         }
         guard entity.hasKey, !entity.key.path.element.isEmpty else { throw Malformed(reason: "the record has no key path") }
-        let databaseID = entity.key.hasDatabaseID ? try text(entity.key.databaseID, "database id") : DatabaseName.defaultDatabase
+        let database = try self.database(entity.key.hasDatabaseID ? entity.key.databaseID : nil, project: project)
+        let path = try self.path(entity.key.path.element.map { ($0.type, $0.hasName ? $0.name : nil, $0.id) })
+        return (database, path, try fields(of: entity, project: project))
+    }
+
+    /// The database a key or reference names (`(default)` when it names none).
+    private static func database(_ id: Data?, project: String) throws -> DatabaseName {
+        let id = try id.map { try text($0, "database id") } ?? ""
+        return DatabaseName(project: project, database: id.isEmpty ? DatabaseName.defaultDatabase : id)
+    }
+
+    /// The document path of (collection id, document name or numeric id) elements.
+    private static func path(_ elements: [(type: Data, name: Data?, id: Int64)]) throws -> DocumentPath {
         var segments: [String] = []
-        for element in entity.key.path.element {
+        for element in elements {
             segments.append(try text(element.type, "collection id"))
-            segments.append(element.hasName ? try text(element.name, "document id") : "__id\(element.id)__")
+            segments.append(try element.name.map { try text($0, "document id") } ?? "__id\(element.id)__")
         }
-        return (DatabaseName(project: project, database: databaseID.isEmpty ? DatabaseName.defaultDatabase : databaseID),
-            DocumentPath(segments: segments), try fields(of: entity, project: project))
+        return DocumentPath(segments: segments)
     }
 
     private static func text(_ data: Data, _ what: String) throws -> String {
@@ -247,13 +254,7 @@ enum EntityCodec {
     }
 
     private static func referenceName(_ reference: StorageOnestoreV3_PropertyValue.ReferenceValue, project: String) throws -> String {
-        var database = reference.hasDatabaseID ? try text(reference.databaseID, "database id") : DatabaseName.defaultDatabase
-        if database.isEmpty { database = DatabaseName.defaultDatabase }
-        var name = DatabaseName(project: project, database: database).documentsRoot
-        for element in reference.pathElement {
-            name += "/" + (try text(element.type, "collection id"))
-            name += "/" + (element.hasName ? try text(element.name, "document id") : "__id\(element.id)__")
-        }
-        return name
+        let database = try self.database(reference.hasDatabaseID ? reference.databaseID : nil, project: project)
+        return try path(reference.pathElement.map { ($0.type, $0.hasName ? $0.name : nil, $0.id) }).name(in: database)
     }
 }

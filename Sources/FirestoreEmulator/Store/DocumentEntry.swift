@@ -12,18 +12,20 @@ struct DocumentEntry: Sendable {
 
     /// The versions, oldest first; never empty.
     private(set) var versions: [Version]
-    /// When the current state began and whether it is a document (not a delete), kept apart from `versions`
-    /// so that comparing two states of an entry (commit times are unique) copies no document.
-    private(set) var currentStamp: (time: Timestamp, exists: Bool)
 
     /// An entry whose first version is `document` at `time`.
     init(time: Timestamp, document: Document?) {
         versions = [Version(time: time, document: document)]
-        currentStamp = (time, document != nil)
     }
 
     /// The document as it is now.
     var current: Document? { versions[versions.count - 1].document }
+
+    /// When the current state began and whether it is a document (not a delete): what tells two states of an
+    /// entry apart (commit times are unique). Read in place, so no document is copied.
+    var currentStamp: (time: Timestamp, exists: Bool) {
+        versions.withUnsafeBufferPointer { ($0[$0.count - 1].time, $0[$0.count - 1].document != nil) }
+    }
 
     /// The document as it was at `time` (`nil` for now).
     func document(at time: Timestamp?) -> Document? {
@@ -35,7 +37,6 @@ struct DocumentEntry: Sendable {
     /// Records the state from `time` on, forgetting versions that ended before `horizon`.
     mutating func record(_ document: Document?, at time: Timestamp, horizon: Timestamp) {
         versions.append(Version(time: time, document: document))
-        currentStamp = (time, document != nil)
         prune(before: horizon)
     }
 

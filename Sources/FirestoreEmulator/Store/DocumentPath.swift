@@ -96,15 +96,20 @@ extension DocumentPath {
         return (database, path)
     }
 
-    /// Whether `id` is a numeric id, `__id<int64>__` (not 0): the one `__…__` form production accepts (a
-    /// legacy Datastore integer id, as exports hold them).
-    static func isNumericID(_ id: String) -> Bool {
-        guard id.hasPrefix("__id"), id.hasSuffix("__"), id.count > 6 else { return false }
+    /// The number of an id of the numeric form, `__id<decimal>__` (an optional `-`, no leading zero, so not 0):
+    /// the one `__…__` form production accepts, a legacy Datastore integer id, as exports hold them.
+    static func numericDigits(_ id: String) -> Substring? {
+        guard id.hasPrefix("__id"), id.hasSuffix("__"), id.count > 6 else { return nil }
         let digits = id.dropFirst(4).dropLast(2)
-        // Canonical decimal only, and not 0 (the official emulator refuses `__id0__` as reserved).
-        guard let number = Int64(digits), number != 0 else { return false }
-        return String(number) == digits
+        let magnitude = digits.first == "-" ? digits.dropFirst() : digits
+        guard let first = magnitude.first, first != "0", magnitude.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            return nil
+        }
+        return digits
     }
+
+    /// Whether `id` is a numeric id whose number fits in 64 bits.
+    static func isNumericID(_ id: String) -> Bool { numericDigits(id).flatMap { Int64($0) } != nil }
 
     /// Checks a collection or document id against production's rules: non-empty, at most 1,500 UTF-8
     /// bytes, not `.` or `..`, not `__…__` (but `__id<int64>__`), no `/`.
@@ -117,6 +122,9 @@ extension DocumentPath {
             return
         }
         if id.contains("/") { throw .firestore(.invalidArgument, "Resource id \"\(id)\" is invalid because it contains \"/\".") }
+        if let digits = numericDigits(id), Int64(digits) == nil {
+            throw .firestore(.invalidArgument, "Resource id \"\(id)\" is invalid because it is not a 64 bit integer.")
+        }
         if id == "." || id == ".." || (id.hasPrefix("__") && id.hasSuffix("__") && id.count >= 4 && !isNumericID(id)) {
             throw .firestore(.invalidArgument, "Resource id \"\(id)\" is invalid because it is reserved.")
         }

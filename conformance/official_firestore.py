@@ -2,10 +2,12 @@
 shipped with the gcloud SDK) on a free loopback port, talk to it over REST,
 and stop it again by PID.
 
-Used by record_firestore_exports.py.
+Used by the recorders in conformance/recorders and by the tests that compare with it (skipped where it is
+not installed: `installed()`).
 """
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -19,6 +21,11 @@ EMU_DIR = "/usr/lib/google-cloud-sdk/platform/cloud-firestore-emulator"
 EMU_JAR = os.path.join(EMU_DIR, "cloud-firestore-emulator.jar")
 MAIN_CLASS = "com.google.cloud.datastore.emulator.firestore.CloudFirestore"
 AUTH = {"Authorization": "Bearer owner"}
+
+
+def installed() -> bool:
+    """Whether the official emulator is on this machine (the Google Cloud SDK's component)."""
+    return os.path.exists(EMU_JAR) and shutil.which("java") is not None
 
 
 def free_port():
@@ -70,13 +77,6 @@ class Emulator:
             time.sleep(0.25)
         self.stop()
         raise RuntimeError("emulator did not become ready\n" + self.logs())
-
-    def wait_exit(self, timeout=60):
-        """For runs that are expected to fail at startup."""
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return None
 
     def logs(self):
         out = []
@@ -161,10 +161,6 @@ class Emulator:
             if not token:
                 return docs
 
-    def get_doc(self, project, path, database="(default)"):
-        url = self.db_root(project, database) + "/" + quote_path(path)
-        return requests.get(url, headers=AUTH)
-
     def dump_all(self, project, database="(default)"):
         """Walk every collection recursively.  Returns (documents, missing)
         where documents are REST Document objects (as returned by GET) and
@@ -201,9 +197,6 @@ class Emulator:
                           json=body)
         return r
 
-    def reset(self, project):
-        return requests.delete("%s/emulator/v1/projects/%s/databases/(default)/documents"
-                               % (self.base, project))
 
 
 def quote_path(path):
