@@ -126,40 +126,30 @@ class Emulator:
             raise RuntimeError("commit -> %s %s" % (r.status_code, r.text[:2000]))
         return r.json()
 
+    def _pages(self, request, url, key, params):
+        """Every item under `key` of a paged listing (`request(url, params_with_token)` makes one call)."""
+        items, token = [], None
+        while True:
+            page = dict(params, **({"pageToken": token} if token else {}))
+            r = request(url, page)
+            r.raise_for_status()
+            j = r.json()
+            items += j.get(key, [])
+            token = j.get("nextPageToken")
+            if not token:
+                return items
+
     def list_collection_ids(self, project, parent_path="", database="(default)"):
         url = self.db_root(project, database)
         if parent_path:
             url += "/" + quote_path(parent_path)
-        url += ":listCollectionIds"
-        ids, token = [], None
-        while True:
-            body = {"pageSize": 1000}
-            if token:
-                body["pageToken"] = token
-            r = requests.post(url, headers=AUTH, json=body)
-            r.raise_for_status()
-            j = r.json()
-            ids += j.get("collectionIds", [])
-            token = j.get("nextPageToken")
-            if not token:
-                return ids
+        return self._pages(lambda u, body: requests.post(u + ":listCollectionIds", headers=AUTH, json=body),
+                           url, "collectionIds", {"pageSize": 1000})
 
     def list_docs(self, project, collection_path, database="(default)", show_missing=True):
         url = self.db_root(project, database) + "/" + quote_path(collection_path)
-        docs, token = [], None
-        while True:
-            params = {"pageSize": 1000}
-            if show_missing:
-                params["showMissing"] = "true"
-            if token:
-                params["pageToken"] = token
-            r = requests.get(url, headers=AUTH, params=params)
-            r.raise_for_status()
-            j = r.json()
-            docs += j.get("documents", [])
-            token = j.get("nextPageToken")
-            if not token:
-                return docs
+        params = {"pageSize": 1000, **({"showMissing": "true"} if show_missing else {})}
+        return self._pages(lambda u, query: requests.get(u, headers=AUTH, params=query), url, "documents", params)
 
     def dump_all(self, project, database="(default)"):
         """Walk every collection recursively.  Returns (documents, missing)
