@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
         .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
@@ -115,6 +116,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // A data folder (--data-dir): every emulator's durable state in one SQLite database, through GRDB.
+        .target(
+            name: "DataDirectory",
+            dependencies: [
+                "EmulatorCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // An atomic exchange of two paths (renameat2), for swapping a finished export in.
         .target(name: "CRenameExchange"),
         // CRC-32C with the CPU's instruction (Storage object checksums, Firestore export records).
@@ -178,6 +189,7 @@ let package = Package(
             name: "Suite",
             dependencies: [
                 "CRenameExchange",
+                "DataDirectory",
                 "EmulatorCore",
                 "EmulatorHTTP",
                 "AuthEmulator",
@@ -279,6 +291,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "DataDirectoryTests",
+            dependencies: ["DataDirectory", "EmulatorCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "EmulatorHTTPTests",
             dependencies: [
                 "EmulatorHTTP",
@@ -299,6 +316,7 @@ let package = Package(
             name: "AuthEmulatorTests",
             dependencies: [
                 "AuthEmulator",
+                "DataDirectory",
                 "EmulatorCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
@@ -307,6 +325,7 @@ let package = Package(
         .testTarget(
             name: "FirestoreEmulatorTests",
             dependencies: [
+                "DataDirectory",
                 "FirestoreEmulator",
                 "FirestoreWire",
                 "EmulatorCore",
@@ -325,6 +344,7 @@ let package = Package(
             name: "StorageEmulatorTests",
             dependencies: [
                 "StorageEmulator",
+                "DataDirectory",
                 "EmulatorCore",
                 "EmulatorHTTP",
                 "SecurityRules",
@@ -352,6 +372,7 @@ let package = Package(
         .testTarget(
             name: "DatabaseEmulatorTests",
             dependencies: [
+                "DataDirectory",
                 "DatabaseEmulator",
                 "DatabaseRules",
                 "DatabaseTree",

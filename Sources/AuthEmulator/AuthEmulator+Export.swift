@@ -50,7 +50,7 @@ extension AuthEmulator: DataExporting {
     /// state is built apart and swapped in at the end, so a failed import changes nothing.
     public func importData(from folder: URL, progress: TransferProgress) async throws {
         let project = try Self.readProject(projectID, from: folder, now: api.clock.now(), progress: progress)
-        await store.replace(with: project)
+        try await store.replace(with: project)
     }
 
     /// `{"kind": "identitytoolkit#DownloadAccountResponse", "users": [...]}` by localId.
@@ -193,9 +193,10 @@ extension AuthEmulator: Checkpointing {
     /// Every project's users, tenants and config.
     public func checkpoint() async -> any Sendable { await store.checkpoint() }
 
-    /// Brings every project's users, tenants and config back to `checkpoint`.
-    public func restore(_ checkpoint: any Sendable) async {
+    /// Brings every project's users, tenants and config back to `checkpoint`; throws (and changes nothing) if the
+    /// data folder cannot be written.
+    public func restore(_ checkpoint: any Sendable) async throws {
         guard let projects = checkpoint as? [String: ProjectState] else { return }
-        await store.restore(projects)
+        try await store.restore(projects)
     }
 }

@@ -16,14 +16,16 @@ public final class AuthEmulator: ServedEmulator {
     public let server: EmulatorServer
 
     /// Creates the emulator; nothing listens until `start()`. `notify` receives the email links and SMS codes
-    /// that production would send (the official emulator logs them).
+    /// that production would send (the official emulator logs them). With `durable`, the emulator starts with the
+    /// users, tenants and config kept there and writes every change there before acknowledging it (codes sent by
+    /// email or SMS are not kept); throws if what is kept there cannot be read.
     public init(
         projectID: String, host: String = "127.0.0.1", port: Int = AuthEmulator.defaultPort,
         clock: any EmulatorClock = SystemClock(), logger: Logger = Logger(label: "hearth.auth"),
-        notify: @escaping @Sendable (String) -> Void = { _ in }
-    ) {
+        notify: @escaping @Sendable (String) -> Void = { _ in }, durable: (any DurableStore)? = nil
+    ) throws(DurableStoreError) {
         self.projectID = projectID
-        self.store = AuthStore(notify: notify)
+        self.store = try AuthStore(notify: notify, durable: durable)
         self.api = AuthAPI(store: store, defaultProjectID: projectID, clock: clock)
         let api = self.api
         self.server = EmulatorServer(
@@ -31,6 +33,7 @@ public final class AuthEmulator: ServedEmulator {
             host: host, port: port, logger: logger)
     }
 
-    /// Removes every user, code and tenant of every project.
-    public func reset() async { await store.reset() }
+    /// Removes every user, code and tenant of every project; throws (and removes nothing) if the data folder
+    /// cannot be written.
+    public func reset() async throws { try await store.reset() }
 }

@@ -46,7 +46,7 @@ extension DatabaseEmulator: DataExporting {
             }
             progress.add(items: 1, bytes: data.count)
         }
-        for (namespace, root) in roots { databases.database(namespace).replaceRoot(root) }
+        for (namespace, root) in roots { try databases.database(namespace).replaceRoot(root) }
     }
 }
 
@@ -55,8 +55,8 @@ extension DatabaseEmulator: Checkpointing {
     public func checkpoint() async -> any Sendable { databases.checkpoint() }
 
     /// Brings every namespace back to its tree in `checkpoint`; listens (WebSocket and SSE) get the changes.
-    public func restore(_ checkpoint: any Sendable) async {
+    public func restore(_ checkpoint: any Sendable) async throws {
         guard let trees = checkpoint as? [String: DataNode] else { return }
-        databases.restore(trees)
+        try databases.restore(trees)
     }
 }

@@ -21,16 +21,18 @@ public final class DatabaseEmulator: ServedEmulator {
 
     /// Creates the emulator; nothing listens until `start()`. `rulesFile` (optional) holds the rules of the
     /// project's default database and of each namespace in `rulesNamespaces`; it is reloaded when it changes.
-    /// Throws `DatabaseRulesFileError` if the file cannot be read or does not parse.
+    /// Throws `DatabaseRulesFileError` if the file cannot be read or does not parse. With `durable`, the
+    /// emulator starts with the trees kept there (`DurableStoreError` if they cannot be read) and records every
+    /// write there before acknowledging it.
     public init(
         projectID: String, host: String = "127.0.0.1", port: Int = DatabaseEmulator.defaultPort,
         rulesFile: String? = nil, rulesNamespaces: [String] = [], clock: any EmulatorClock = SystemClock(),
-        logger: Logger = Logger(label: "hearth.database")
+        logger: Logger = Logger(label: "hearth.database"), durable: (any DurableStore)? = nil
     ) throws {
         self.projectID = projectID
         let defaultNamespace = SuiteConfig.defaultDatabaseNamespace(of: projectID)
         let files = rulesFile.map { [(path: $0, namespaces: [defaultNamespace] + rulesNamespaces.filter { $0 != defaultNamespace })] } ?? []
-        let databases = try Databases(projectID: projectID, rulesFiles: files, clock: clock, logger: logger)
+        let databases = try Databases(projectID: projectID, rulesFiles: files, clock: clock, logger: logger, durable: durable)
         self.databases = databases
         let api = DatabaseAPI(databases: databases)
         let webSocket = WebSocketEndpoint(databases: databases, access: LocalAccess(boundHost: host))

@@ -4,8 +4,9 @@
 public protocol Checkpointing: Sendable {
     /// The emulator's state now (every project), for `restore(_:)`.
     func checkpoint() async -> any Sendable
-    /// Brings back a state `checkpoint()` of this emulator returned; listeners are told what changed.
-    func restore(_ checkpoint: any Sendable) async
+    /// Brings back a state `checkpoint()` of this emulator returned; listeners are told what changed. Throws
+    /// only when the data folder cannot be written, and then nothing changed.
+    func restore(_ checkpoint: any Sendable) async throws
     /// Lets go of what a checkpoint kept outside memory (Storage's blob files) once it is deleted or replaced.
     func release(_ checkpoint: any Sendable) async
 }

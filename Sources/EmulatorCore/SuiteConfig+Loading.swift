@@ -30,11 +30,7 @@ extension SuiteConfig {
             case "projectId": config.projectID = try projectID(value, at: "\(file): projectId")
             case "host": config.host = try host(value, at: "\(file): host")
             case "dataDir":
-                // Accepted only as null until durable state exists: a dataDir that silently kept nothing would lose data.
-                guard value == .null else {
-                    throw ConfigError(
-                        "\(file): dataDir: durable state is not available yet; keep data across runs with \"import\" and \"exportOnExit\"")
-                }
+                if value != .null { config.dataDirectory = config.resolve(try string(value, at: "\(file): dataDir")) }
             case "import":
                 if value != .null { config.importFolder = config.resolve(try string(value, at: "\(file): import")) }
             case "exportOnExit":

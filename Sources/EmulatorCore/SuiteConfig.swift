@@ -27,6 +27,9 @@ public struct SuiteConfig: Sendable, Equatable {
     /// Where to export when the suite stops (`exportOnExit` in emulator.json): a folder resolved against the
     /// config's folder, or `""` for the import folder (`"exportOnExit": true`); `nil`: no export.
     public var exportOnExit: String?
+    /// The data folder that keeps every emulator's state across runs (`dataDir` in emulator.json, `--data-dir`),
+    /// resolved against the config's folder; `nil`: state lives in memory only.
+    public var dataDirectory: String?
     /// The file the config was read from, for messages (`nil`: defaults).
     public var sourceFile: String?
 

@@ -12,7 +12,7 @@ extension FirestoreEmulator: DataExporting {
     /// production export: any folder with a `*.overall_export_metadata` file) with its documents, in the
     /// project whatever project wrote them. Every record is read and checked first; a bad one changes nothing.
     public func importData(from folder: URL, progress: TransferProgress) async throws {
-        store.replace(try FirestoreExport.read(from: folder, project: projectID, progress: progress))
+        try store.replace(try FirestoreExport.read(from: folder, project: projectID, progress: progress))
     }
 }
 
@@ -21,8 +21,8 @@ extension FirestoreEmulator: Checkpointing {
     public func checkpoint() async -> any Sendable { store.checkpoint() }
 
     /// Brings the databases back to `checkpoint`; listeners see the documents that change as one commit.
-    public func restore(_ checkpoint: any Sendable) async {
+    public func restore(_ checkpoint: any Sendable) async throws {
         guard let checkpoint = checkpoint as? FirestoreStore.Checkpoint else { return }
-        store.restore(checkpoint)
+        try store.restore(checkpoint)
     }
 }

@@ -21,27 +21,28 @@ public final class FirestoreEmulator: ServedEmulator {
     public let server: EmulatorServer
 
     /// Creates the emulator; nothing listens until `start()`. `rulesFile` (optional) is loaded as
-    /// `projectID`'s rules and reloaded when it changes; projects without rules are open.
+    /// `projectID`'s rules and reloaded when it changes; projects without rules are open. With `durable`, the
+    /// emulator starts with the documents kept there and writes every change there before acknowledging it.
     public convenience init(
         projectID: String, host: String = "127.0.0.1", port: Int = FirestoreEmulator.defaultPort,
         rulesFile: String? = nil, clock: any EmulatorClock = SystemClock(),
-        logger: Logger = Logger(label: "hearth.firestore")
+        logger: Logger = Logger(label: "hearth.firestore"), durable: (any DurableStore)? = nil
     ) throws {
         try self.init(
             projectID: projectID, host: host, port: port, rulesFile: rulesFile, clock: clock, logger: logger,
-            grpcServices: { api, feed in [FirestoreService(api: api, feed: feed)] })
+            durable: durable, grpcServices: { api, feed in [FirestoreService(api: api, feed: feed)] })
     }
 
     /// The emulator serving `grpcServices(api, feed)` over gRPC on its port.
     init(
         projectID: String, host: String = "127.0.0.1", port: Int = FirestoreEmulator.defaultPort,
         rulesFile: String? = nil, clock: any EmulatorClock = SystemClock(),
-        logger: Logger = Logger(label: "hearth.firestore"),
+        logger: Logger = Logger(label: "hearth.firestore"), durable: (any DurableStore)? = nil,
         grpcServices: (FirestoreAPI, CommitFeed) -> [any RegistrableRPCService]
     ) throws {
         self.projectID = projectID
-        self.store = FirestoreStore(clock: clock)
-        self.rules = FirestoreRules(logger: logger)
+        self.store = try FirestoreStore(clock: clock, durable: durable)
+        self.rules = FirestoreRules(logger: logger, durable: durable)
         if let rulesFile {
             let diagnostics: [Diagnostic]
             do {
@@ -54,6 +55,7 @@ public final class FirestoreEmulator: ServedEmulator {
                 throw RulesFileError(path: rulesFile, messages: errors.map(\.description))
             }
         }
+        try rules.restoreKept()
         let api = FirestoreAPI(store: store, rules: rules, clock: clock, logger: logger)
         let webChannel = WebChannelEndpoint(service: FirestoreService(api: api, feed: store.feed))
         self.webChannel = webChannel
@@ -75,8 +77,8 @@ public final class FirestoreEmulator: ServedEmulator {
     }
 
     /// Deletes every document of the default database of `project` (of `projectID` when `nil`).
-    public func clear(project: String? = nil, database: String = "(default)") {
-        store.clear(DatabaseName(project: project ?? projectID, database: database))
+    public func clear(project: String? = nil, database: String = "(default)") throws {
+        try store.clear(DatabaseName(project: project ?? projectID, database: database))
     }
 }
 

@@ -20,10 +20,11 @@ extension StorageEmulator: Checkpointing {
     /// Every bucket and object (their blob files are kept until the checkpoint is released).
     public func checkpoint() async -> any Sendable { store.checkpoint() }
 
-    /// Brings every bucket and object back to `checkpoint`.
-    public func restore(_ checkpoint: any Sendable) async {
+    /// Brings every bucket and object back to `checkpoint`; throws (and changes nothing) if the data folder
+    /// cannot be written.
+    public func restore(_ checkpoint: any Sendable) async throws {
         guard let checkpoint = checkpoint as? ObjectStore.Checkpoint else { return }
-        store.restore(checkpoint)
+        try store.restore(checkpoint)
     }
 
     /// Removes the blob files only `checkpoint` kept.

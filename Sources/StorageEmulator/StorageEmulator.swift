@@ -26,16 +26,18 @@ public final class StorageEmulator: ServedEmulator {
     /// Creates the emulator; nothing listens until `start()`. `rulesFile` (optional) holds the rules of
     /// every bucket not in `bucketRulesFiles` (bucket → rules file); files are reloaded when they change.
     /// `documents` is what `firestore.get()` / `firestore.exists()` read (the Firestore emulator's
-    /// `rulesDocuments()`; none by default). Throws if a rules file cannot be read or does not compile, or
-    /// the store's directory cannot be made.
+    /// `rulesDocuments()`; none by default). With `durable`, the emulator starts with the buckets and objects
+    /// kept there (their bytes in its `storage/` subfolder) and writes every change there before acknowledging
+    /// it; uploads in progress are not kept. Throws if a rules file cannot be read or does not compile, if the
+    /// store's directory cannot be made, or if what `durable` keeps cannot be read.
     public init(
         projectID: String, host: String = "127.0.0.1", port: Int = StorageEmulator.defaultPort,
         rulesFile: String? = nil, bucketRulesFiles: [String: String] = [:], documents: (any RulesDataSource)? = nil,
         maxUploadSize: Int64 = StorageEmulator.defaultMaxUploadSize, clock: any EmulatorClock = SystemClock(),
-        logger: Logger = Logger(label: "hearth.storage")
+        logger: Logger = Logger(label: "hearth.storage"), durable: (any DurableStore)? = nil
     ) throws {
         self.projectID = projectID
-        store = try ObjectStore()
+        store = try ObjectStore(durable: durable)
         self.clock = clock
         rules = StorageRules(documents: documents ?? NoRulesData(), logger: logger)
         var files: [(path: String, bucket: String?)] = bucketRulesFiles.sorted { $0.key < $1.key }.map { ($0.value, $0.key) }
@@ -68,10 +70,11 @@ public final class StorageEmulator: ServedEmulator {
         rules.setRules([StorageRules.File(name: fileName, content: text, bucket: bucket)])
     }
 
-    /// Removes every object and upload in progress.
-    public func reset() {
+    /// Removes every object and upload in progress; throws (and removes no object) if the data folder cannot be
+    /// written.
+    public func reset() throws {
         uploads.reset()
-        store.reset()
+        try store.reset()
     }
 
     /// The response headers a browser may read (the official emulator's list).

@@ -1,4 +1,5 @@
 import AuthEmulator
+import DataDirectory
 import DatabaseEmulator
 import EmulatorCore
 import EmulatorHTTP
@@ -24,6 +25,9 @@ public final class Suite: Sendable {
     /// The checkpoints taken, by name.
     let checkpointStore = Mutex<[String: SuiteCheckpoint]>([:])
 
+    /// The data folder every emulator keeps its state in (`--data-dir`), when there is one.
+    public let dataDirectory: DataDirectory?
+
     /// The Auth emulator, when the suite runs it.
     public let auth: AuthEmulator?
     /// The Firestore emulator, when the suite runs it.
@@ -36,7 +40,9 @@ public final class Suite: Sendable {
     /// Creates a suite for `config`; nothing listens until `start()`. `notify` receives messages for the
     /// developer, such as the email links and SMS codes the Auth emulator does not send. With
     /// `locatorFile` false the hub does not write `locatorPath` (a suite inside a test process is not for
-    /// other tools to find). Throws if a rules file cannot be read or does not compile.
+    /// other tools to find). With `config.dataDirectory`, every emulator starts with the state kept there and
+    /// keeps every change there. Throws if a rules file cannot be read or does not compile, or if the data
+    /// folder is in use by another process or cannot be read.
     public init(
         config: SuiteConfig, logger: Logger = Logger(label: "hearth"), locatorFile: Bool = true,
         notify: @escaping @Sendable (String) -> Void = { _ in }
@@ -45,11 +51,13 @@ public final class Suite: Sendable {
         self.logger = logger
         writesLocatorFile = locatorFile
         self.notify = notify
+        let dataDirectory = try config.dataDirectory.map { path throws(DurableStoreError) in try DataDirectory(path: path) }
+        self.dataDirectory = dataDirectory
         if config.emulators[.auth] != nil {
             let address = config.address(of: .auth)
-            auth = AuthEmulator(
+            auth = try AuthEmulator(
                 projectID: config.projectID, host: address.host, port: address.port, logger: logger,
-                notify: { notify("auth: \($0)") })
+                notify: { notify("auth: \($0)") }, durable: dataDirectory)
         } else {
             auth = nil
         }
@@ -57,7 +65,7 @@ public final class Suite: Sendable {
             let address = config.address(of: .firestore)
             firestore = try FirestoreEmulator(
                 projectID: config.projectID, host: address.host, port: address.port,
-                rulesFile: settings.rules.map(config.resolve), logger: logger)
+                rulesFile: settings.rules.map(config.resolve), logger: logger, durable: dataDirectory)
         } else {
             firestore = nil
         }
@@ -65,7 +73,7 @@ public final class Suite: Sendable {
             let address = config.address(of: .database)
             database = try DatabaseEmulator(
                 projectID: config.projectID, host: address.host, port: address.port,
-                rulesFile: settings.rules.map(config.resolve), logger: logger)
+                rulesFile: settings.rules.map(config.resolve), logger: logger, durable: dataDirectory)
         } else {
             database = nil
         }
@@ -76,7 +84,8 @@ public final class Suite: Sendable {
                 projectID: config.projectID, host: address.host, port: address.port,
                 rulesFile: settings.rules.map(config.resolve), bucketRulesFiles: settings.bucketRules.mapValues(config.resolve),
                 documents: firestore?.rulesDocuments(),
-                maxUploadSize: settings.maxUploadSize ?? StorageEmulator.defaultMaxUploadSize, logger: logger)
+                maxUploadSize: settings.maxUploadSize ?? StorageEmulator.defaultMaxUploadSize, logger: logger,
+                durable: dataDirectory)
         } else {
             storage = nil
         }
@@ -164,6 +173,7 @@ public final class Suite: Sendable {
         }
         state.withLock { $0 = [] }
         if writesLocatorFile { try? FileManager.default.removeItem(atPath: locatorPath) }
+        dataDirectory?.close()
     }
 
     /// `$TMPDIR/hub-<projectId>.json`, as firebase-tools writes it for other tools to find the hub.

@@ -18,6 +18,13 @@ struct SuiteOptions: ParsableArguments {
     var port: [String] = []
 
     @Option(
+        name: .customLong("data-dir"),
+        help: ArgumentHelp(
+            "Keep every emulator's data in DIR across runs (SQLite; survives kill -9). One hearth per DIR.",
+            valueName: "dir"))
+    var dataDirectory: String?
+
+    @Option(
         name: .customLong("import"),
         help: ArgumentHelp(
             "Import data at start from an export folder (or a production Firestore export, or a folder of Realtime Database .json files).",
@@ -42,6 +49,7 @@ struct SuiteOptions: ParsableArguments {
     func resolvedConfig() throws(ConfigError) -> SuiteConfig {
         var config = try projectOptions.loadConfig()
         try config.apply(only: only.isEmpty ? nil : only, project: projectOptions.project, host: host, ports: port)
+        if let dataDirectory { config.dataDirectory = dataDirectory }
         return config
     }
 

@@ -22,8 +22,8 @@ struct AuthTestClient {
     static let projectID = "demo-test"
     let emulator: AuthEmulator
 
-    init(projectID: String = AuthTestClient.projectID) {
-        emulator = AuthEmulator(projectID: projectID, port: 0)
+    init(projectID: String = AuthTestClient.projectID) throws {
+        emulator = try AuthEmulator(projectID: projectID, port: 0)
     }
 
     init(emulator: AuthEmulator) {

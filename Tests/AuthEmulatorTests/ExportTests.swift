@@ -13,8 +13,8 @@ import Testing
 
     /// An emulator on the fixed clock, so an import (which stamps `validSince` and `passwordUpdatedAt`) gives the
     /// same records as the original.
-    static func emulator() -> AuthEmulator {
-        AuthEmulator(projectID: AuthTestClient.projectID, port: 0, clock: clock)
+    static func emulator() throws -> AuthEmulator {
+        try AuthEmulator(projectID: AuthTestClient.projectID, port: 0, clock: clock)
     }
 
     // MARK: Round trip
@@ -22,8 +22,8 @@ import Testing
     @Test func roundTripKeepsUsersTenantsAndConfig() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let source = Self.emulator()
-        let target = Self.emulator()
+        let source = try Self.emulator()
+        let target = try Self.emulator()
         try await AuthTestClient(emulator: source).run { session in
             let seeded = try await session.seed()
             let progress = TransferProgress()
@@ -80,7 +80,7 @@ import Testing
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Self.officialExport.write(to: folder)
-        let emulator = Self.emulator()
+        let emulator = try Self.emulator()
         let progress = TransferProgress()
         try await emulator.importData(from: folder, progress: progress)
         #expect(progress.totals.items == 2)
@@ -162,7 +162,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         try Self.officialExport.write(to: folder)
         try Data(contents.utf8).write(to: folder.appendingPathComponent(name))
-        let emulator = Self.emulator()
+        let emulator = try Self.emulator()
         try await AuthTestClient(emulator: emulator).run { session in
             _ = try await session.signUp(email: "kept@example.com")
             _ = try await session.createTenant(["displayName": "Kept"])
@@ -402,7 +402,7 @@ extension AuthTestClient.Session {
 }
 
 /// A new empty folder under the temporary directory.
-private func temporaryFolder() throws -> URL {
+func temporaryFolder() throws -> URL {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-auth-export-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     return folder

@@ -415,7 +415,7 @@ import Testing
     private func run(clock: some EmulatorClock, _ body: @Sendable (AuthTestClient.Session) async throws -> Void)
         async throws
     {
-        let emulator = AuthEmulator(projectID: AuthTestClient.projectID, port: 0, clock: clock)
+        let emulator = try AuthEmulator(projectID: AuthTestClient.projectID, port: 0, clock: clock)
         let app = Application(responder: emulator.responder)
         try await app.test(.router) { client in try await body(AuthTestClient.Session(client: client)) }
     }

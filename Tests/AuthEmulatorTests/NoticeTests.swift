@@ -8,7 +8,7 @@ import Testing
 @Suite struct NoticeTests {
     @Test func emailLinksAndSMSCodesAreReported() async throws {
         let messages = Mutex<[String]>([])
-        let emulator = AuthEmulator(projectID: "demo-notice", port: 0) { message in
+        let emulator = try AuthEmulator(projectID: "demo-notice", port: 0) { message in
             messages.withLock { $0.append(message) }
         }
         let client = AuthTestClient(emulator: emulator)

@@ -34,7 +34,7 @@ import Testing
         #expect(throws: ConfigError.self) { try SuiteConfig.load(directory: badName) }
     }
 
-    @Test func importAndExportOnExitAreReadAgainstTheConfigFolder() throws {
+    @Test func dataFoldersAreReadAgainstTheConfigFolder() throws {
         let folder = try write("emulator.json", #"{"import":"seed","exportOnExit":true,"dataDir":null}"#)
         let config = try SuiteConfig.load(directory: folder)
         #expect(config.importFolder == folder + "/seed")
@@ -42,10 +42,12 @@ import Testing
         let elsewhere = try SuiteConfig.load(directory: try write("emulator.json", #"{"exportOnExit":"/tmp/out"}"#))
         #expect(elsewhere.importFolder == nil && elsewhere.exportOnExit == "/tmp/out")
         #expect(try SuiteConfig.load(directory: try write("emulator.json", #"{"exportOnExit":false}"#)).exportOnExit == nil)
+        #expect(config.dataDirectory == nil)
         let durable = try write("emulator.json", #"{"dataDir":"data"}"#)
-        #expect(throws: ConfigError(
-            "emulator.json: dataDir: durable state is not available yet; keep data across runs with \"import\" and \"exportOnExit\"")
-        ) { try SuiteConfig.load(directory: durable) }
+        #expect(try SuiteConfig.load(directory: durable).dataDirectory == durable + "/data")
+        let absolute = try write("emulator.json", #"{"dataDir":"/var/hearth"}"#)
+        #expect(try SuiteConfig.load(directory: absolute).dataDirectory == "/var/hearth")
+        #expect(throws: ConfigError.self) { try SuiteConfig.load(directory: try write("emulator.json", #"{"dataDir":3}"#)) }
     }
 
     @Test func storageBucketsHaveRulesOfTheirOwn() throws {

@@ -11,7 +11,7 @@ import Testing
     }
 
     @Test func listenersGetCommitsInOrderAfterWhatTheySaw() async throws {
-        let store = FirestoreStore(clock: SystemClock())
+        let store = try FirestoreStore(clock: SystemClock())
         _ = try store.commit(database, writes: [write("before")]) { _, _, _ in }
         let (count, subscription, readTime) = try store.listen(database, subscribe: { $0.subscribe(database) }) { view in
             view.state.documentCount

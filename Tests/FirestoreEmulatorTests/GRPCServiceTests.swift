@@ -459,7 +459,7 @@ struct GRPCHarness {
     /// Runs `body` against a fresh emulator store.
     static func run(_ body: (GRPCHarness) async throws -> Void) async throws {
         let clock = SystemClock()
-        let store = FirestoreStore(clock: clock)
+        let store = try FirestoreStore(clock: clock)
         let logger = Logger(label: "hearth.test.grpc")
         let api = FirestoreAPI(store: store, rules: FirestoreRules(logger: logger), clock: clock, logger: logger)
         let transport = InProcessTransport()

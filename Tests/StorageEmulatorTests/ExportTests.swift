@@ -26,12 +26,12 @@ import Testing
                 "contentLanguage": "de", "customTime": "2024-05-01T10:00:00.123Z",
                 "metadata": ["owner": "alice", "émoji": "🔥", "firebaseStorageDownloadTokens": "token-1,token-2"],
             ])
-        _ = source.store.update("demo-test.appspot.com", photo) { $0.touch(Date()) }
+        _ = try source.store.update("demo-test.appspot.com", photo) { $0.touch(Date()) }
         let big = (0..<(5 << 20) + 123).map { UInt8(truncatingIfNeeded: $0 % 251) }
         try await put(source.store, "demo-test.appspot.com", "videos/big.bin", big, metadata: ["contentType": "video/mp4"])
         try await put(source.store, "other-bucket", "a/b/", [], metadata: ["metadata": ["kind": "folder"]])
         try await put(source.store, "other-bucket", "cafe\u{301}", Array("nfd".utf8))
-        source.store.ensureBucket("empty-bucket")
+        try source.store.ensureBucket("empty-bucket")
 
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -239,17 +239,17 @@ import Testing
         }
     }
 
-    /// A new empty folder.
-    private func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-export-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     /// Writes `text` to `relative` in `folder`, making its folders.
     private func write(_ text: String, to folder: URL, _ relative: String) throws {
         let file = folder.appendingPathComponent(relative)
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(text.utf8).write(to: file)
     }
+}
+
+/// A new empty folder under the temporary directory.
+func temporaryFolder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-storage-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
 }

@@ -45,7 +45,7 @@ import Testing
         let second = store.checkpoint()
         try await put(store, "a", "second")
         #expect(FileManager.default.fileExists(atPath: file))
-        store.restore(first)
+        try store.restore(first)
         #expect(store.object("b", "a")?.blob == blob)
         _ = try store.delete("b", "a")
         store.release(first)

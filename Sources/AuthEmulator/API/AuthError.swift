@@ -38,6 +38,13 @@ extension APIError {
         return error
     }
 
+    /// 500 for a change the data folder (`--data-dir`) refused to store: the change was not made.
+    static func unstored(_ error: DurableStoreError) -> APIError {
+        APIError(
+            code: 500, message: "INTERNAL_ERROR : ((The change could not be stored: \(error.message)))", status: .internal,
+            reason: "backendError")
+    }
+
     /// 404 for a path the Auth API does not have.
     static let authNotFound = APIError(message: "Not Found", status: .notFound, reason: "notFound", domain: nil)
 

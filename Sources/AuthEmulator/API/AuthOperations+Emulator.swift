@@ -14,12 +14,7 @@ extension AuthOperations {
 
     /// Emulator-only: `PATCH /emulator/v1/projects/{p}/config` (only the members present change).
     static func updateEmulatorConfig(_ project: inout ProjectState, _ call: AuthCall) throws(APIError) -> JSONValue {
-        if let value = try call.body.object("signIn")?.bool("allowDuplicateEmails") {
-            project.allowDuplicateEmails = value
-        }
-        if let value = try call.body.object("emailPrivacyConfig")?.bool("enableImprovedEmailPrivacy") {
-            project.improvedEmailPrivacy = value
-        }
+        try project.applyEmulatorConfig(call.body)
         return project.emulatorConfig
     }
 
@@ -67,4 +62,16 @@ extension AuthOperations {
         "enforcementState": "OFF", "allowedNonAlphanumericCharacters": [], "forceUpgradeOnSignin": false,
         "schemaVersion": 1,
     ]
+}
+
+extension ProjectState {
+    /// Takes the members of an emulator config (`emulatorConfig`'s shape) that `body` has; the others stay.
+    mutating func applyEmulatorConfig(_ body: RequestBody) throws(APIError) {
+        if let value = try body.object("signIn")?.bool("allowDuplicateEmails") {
+            allowDuplicateEmails = value
+        }
+        if let value = try body.object("emailPrivacyConfig")?.bool("enableImprovedEmailPrivacy") {
+            improvedEmailPrivacy = value
+        }
+    }
 }

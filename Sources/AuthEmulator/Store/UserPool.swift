@@ -2,7 +2,8 @@ import EmulatorCore
 
 /// The users of one project or tenant with their lookup indexes, and the pending codes issued to them.
 ///
-/// Every change to a user goes through `save(_:)` so the indexes can never disagree with the records.
+/// Every change to a user goes through `save(_:)` or `delete(localId:)` so the indexes can never disagree with the
+/// records, and so a `journal`, while one is kept, sees every change.
 struct UserPool: Sendable {
     private(set) var users: [String: UserRecord] = [:]
     private var localIdForEmail: [String: String] = [:]
@@ -21,6 +22,9 @@ struct UserPool: Sendable {
     var temporaryProofs: [String: String] = [:]
     /// Messages for the developer (links and codes that production would send), drained by the store.
     var outbox: [String] = []
+    /// The users' records before the changes made since it was started, while the store keeps one (it writes them
+    /// to a data folder); `nil` otherwise.
+    var journal: Journal?
 
     private struct ProviderKey: Hashable {
         var providerId: String
@@ -75,6 +79,7 @@ struct UserPool: Sendable {
     mutating func save(_ user: UserRecord) {
         var user = user
         Self.syncDerivedProviders(&user)
+        journal?.note(user.localId, was: users[user.localId])
         if let old = users[user.localId] { unindex(old) }
         users[user.localId] = user
         index(user)
@@ -82,11 +87,16 @@ struct UserPool: Sendable {
 
     mutating func delete(localId: String) {
         guard let old = users.removeValue(forKey: localId) else { return }
+        journal?.note(localId, was: old)
         unindex(old)
     }
 
     /// Removes every user; pending codes stay valid, as in the official emulator.
     mutating func deleteAllUsers() {
+        if journal != nil {
+            for (localId, user) in users { journal?.note(localId, was: user) }
+            journal?.cleared = true
+        }
         users = [:]
         localIdForEmail = [:]
         localIdForPhone = [:]

@@ -120,9 +120,11 @@ struct DatabaseAPI: Sendable {
         default:
             let body = try await request.collectBody(limit: Self.bodyLimit)
             do {
-                database.setRules(try DatabaseRuleSet(source: String(decoding: body, as: UTF8.self)))
+                try databases.loadRules(String(decoding: body, as: UTF8.self), namespace: namespace)
+            } catch let error as DurableStoreError {
+                throw Failure(503, "The rules could not be stored: \(error.message)")
             } catch {
-                throw Failure(400, error.message)
+                throw Failure(400, (error as? DatabaseRulesError)?.message ?? "\(error)")
             }
             return .json(["status": "ok"])
         }
@@ -174,6 +176,7 @@ struct DatabaseAPI: Sendable {
         case .permissionDenied: return Failure(401, "Permission denied")
         case .invalid(let message): return Failure(400, message)
         case .tooBig(let message): return Failure(413, message)
+        case .unavailable(let message): return Failure(503, message)
         case .dataStale: return Failure(409, error.message)
         case .preconditionFailed(let current):
             var failure = Failure(412, error.message)

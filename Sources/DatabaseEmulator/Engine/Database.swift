@@ -18,13 +18,15 @@ final class Database: Sendable {
         var rules: DatabaseRuleSet
         var listens = ListenRegistry()
         var nextListenerID: UInt64 = 1
+        /// Where every write is recorded before it is acknowledged (`--data-dir`), if anywhere.
+        var journal: DatabaseJournal?
     }
 
-    /// An empty database with `rules`.
-    init(name: String, rules: DatabaseRuleSet, clock: any EmulatorClock) {
+    /// A database with `rules` holding `root`; with `journal`, every change is recorded there first.
+    init(name: String, rules: DatabaseRuleSet, clock: any EmulatorClock, root: DataNode = .empty, journal: DatabaseJournal? = nil) {
         self.name = name
         self.clock = clock
-        state = Mutex(State(rules: rules))
+        state = Mutex(State(root: root, rules: rules, journal: journal))
     }
 
     /// The server time in milliseconds.
@@ -94,10 +96,11 @@ final class Database: Sendable {
 
     /// Replaces the whole tree without rules (an import, a checkpoint's restore), telling the listens what
     /// changed as a set of the root would.
-    func replaceRoot(_ root: DataNode) {
-        state.withLock { state in
+    func replaceRoot(_ root: DataNode) throws(DatabaseError) {
+        try state.withLock { state throws(DatabaseError) in
             let old = state.root
             guard old != root else { return }
+            try state.journal?.replace(root)
             state.root = root
             Self.notify(state: &state, old: old, new: root, request: .set(.root, .null))
         }
@@ -205,26 +208,27 @@ final class Database: Sendable {
     private static func apply(
         _ request: WriteRequest, auth: DatabaseAuth, now: Int64, state: inout State
     ) throws(DatabaseError) -> Written {
-        let (newRoot, written) = try prepare(request, auth: auth, now: now, state: state)
+        let (newRoot, written, nodes) = try prepare(request, auth: auth, now: now, state: state)
+        try state.journal?.record(nodes, root: newRoot)
         let oldRoot = state.root
         state.root = newRoot
         notify(state: &state, old: oldRoot, new: newRoot, request: request)
         return written
     }
 
-    /// The new tree a write makes, after the rules allowed it.
+    /// The new tree a write makes, after the rules allowed it, and the node it puts at each path.
     private static func prepare(
         _ request: WriteRequest, auth: DatabaseAuth, now: Int64, state: borrowing State
-    ) throws(DatabaseError) -> (DataNode, Written) {
+    ) throws(DatabaseError) -> (DataNode, Written, [(path: DatabasePath, node: DataNode)]) {
         var newRoot = state.root
         let written: Written
-        var checked: [DatabasePath] = []
+        var put: [(path: DatabasePath, node: DataNode)] = []
         switch request {
         case .set(let path, let json):
             let node = try node(json, at: path, in: state.root, now: now)
             newRoot.set(node, at: path)
             written = .set(newRoot.node(at: path))
-            checked.append(path)
+            put.append((path, node))
         case .update(let base, let entries):
             var nodes: [(DatabasePath, DataNode)] = []
             for (relative, json) in entries {
@@ -232,19 +236,19 @@ final class Database: Sendable {
                 let node = try node(json, at: path, in: state.root, now: now)
                 newRoot.set(node, at: path)
                 nodes.append((relative, node))
-                checked.append(path)
+                put.append((path, node))
             }
             written = .update(nodes)
         }
         if case .user(let variable) = auth {
-            for path in checked {
+            for path in put.map(\.path) {
                 let target = path.last == ".priority" ? path.parent : path
                 guard state.rules.canWrite(target, oldRoot: state.root, newRoot: newRoot, auth: variable, now: now) else {
                     throw .permissionDenied
                 }
             }
         }
-        return (newRoot, written)
+        return (newRoot, written, put)
     }
 
     /// The node JSON makes at `path`: placeholders resolved, keys and priorities checked.

@@ -12,6 +12,8 @@ enum DatabaseError: Error, Sendable, Equatable {
     case preconditionFailed(current: DataNode)
     /// The write is larger than a single request may carry (`too_big`).
     case tooBig(String)
+    /// The data folder refused the write, which therefore did not happen (REST 503; wire `unavailable`).
+    case unavailable(String)
 
     /// The message clients see.
     var message: String {
@@ -20,7 +22,7 @@ enum DatabaseError: Error, Sendable, Equatable {
         case .invalid(let message): return message
         case .dataStale: return "Transaction hash does not match"
         case .preconditionFailed: return "ETag mismatch"
-        case .tooBig(let message): return message
+        case .tooBig(let message), .unavailable(let message): return message
         }
     }
 }

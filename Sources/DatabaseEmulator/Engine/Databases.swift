@@ -14,16 +14,29 @@ final class Databases: Sendable {
     private let logger: Logger
     private let databases = Mutex<[String: Database]>([:])
     private let watched: (files: WatchedFiles, namespaces: [[String]])?
+    private let durable: (any DurableStore)?
 
-    /// The databases of `projectID`; `rulesFiles` maps each rules file to the namespaces it governs.
-    init(projectID: String, rulesFiles: [(path: String, namespaces: [String])], clock: any EmulatorClock, logger: Logger)
-        throws(DatabaseRulesFileError)
-    {
+    /// The databases of `projectID`; `rulesFiles` maps each rules file to the namespaces it governs. With
+    /// `durable`, the namespaces it holds come back with their trees, and every write is recorded there.
+    init(
+        projectID: String, rulesFiles: [(path: String, namespaces: [String])], clock: any EmulatorClock, logger: Logger,
+        durable: (any DurableStore)? = nil
+    ) throws {
         defaultNamespace = SuiteConfig.defaultDatabaseNamespace(of: projectID)
         self.clock = clock
         self.logger = logger
+        self.durable = durable
+        if let durable {
+            var loaded: [String: Database] = [:]
+            for namespace in try DatabaseJournal.namespaces(in: durable) {
+                let (journal, root) = try DatabaseJournal.open(namespace, in: durable)
+                loaded[namespace] = Database(name: namespace, rules: .open, clock: clock, root: root, journal: journal)
+            }
+            databases.withLock { $0 = loaded }
+        }
         guard !rulesFiles.isEmpty else {
             watched = nil
+            try restoreKeptRules()
             return
         }
         let files: WatchedFiles
@@ -42,6 +55,7 @@ final class Databases: Sendable {
             }
             for namespace in rulesFiles[index].namespaces { database(namespace).setRules(rules) }
         }
+        try restoreKeptRules()
     }
 
     /// The database named `namespace` (created empty on first use). Rules files are looked at by the
@@ -49,7 +63,8 @@ final class Databases: Sendable {
     func database(_ namespace: String) -> Database {
         databases.withLock { databases in
             if let database = databases[namespace] { return database }
-            let database = Database(name: namespace, rules: .open, clock: clock)
+            let database = Database(
+                name: namespace, rules: .open, clock: clock, journal: durable.map { DatabaseJournal(empty: namespace, in: $0) })
             databases[namespace] = database
             return database
         }
@@ -90,14 +105,45 @@ final class Databases: Sendable {
 
     /// Brings every namespace back to its tree in `trees` (empty if it has none); rules stay, listeners see
     /// the changes.
-    func restore(_ trees: [String: DataNode]) {
-        for database in all where trees[database.name] == nil { database.replaceRoot(.empty) }
-        for (namespace, root) in trees { database(namespace).replaceRoot(root) }
+    func restore(_ trees: [String: DataNode]) throws(DatabaseError) {
+        for database in all where trees[database.name] == nil { try database.replaceRoot(.empty) }
+        for (namespace, root) in trees { try database(namespace).replaceRoot(root) }
     }
 
     /// Empties every database (rules stay); listeners see the data go.
     func reset() {
         for database in all { _ = try? database.write(.set(.root, .null), auth: .admin) }
+    }
+
+    /// The space of rules loaded through the API (`PUT /.settings/rules.json`), keyed by namespace.
+    private static let keptSpace = "database-rules"
+
+    /// Makes `source` the rules of `namespace` (the API's `PUT /.settings/rules.json`), kept in the data folder
+    /// when there is one. Throws `DatabaseRulesError` if it does not parse, `DurableStoreError` if it cannot be
+    /// kept (the rules in force then stay).
+    func loadRules(_ source: String, namespace: String) throws {
+        let rules = try DatabaseRuleSet(source: source)
+        if let durable {
+            let kept = KeptRules(files: [KeptRules.File(name: "database.rules.json", content: source)], fileText: fileText(of: namespace))
+            try durable.write([kept.change(space: Self.keptSpace, key: namespace)])
+        }
+        database(namespace).setRules(rules)
+    }
+
+    /// The text of the rules file that governs `namespace`, if one does.
+    private func fileText(of namespace: String) -> String? {
+        guard let watched, let index = watched.namespaces.firstIndex(where: { $0.contains(namespace) }) else { return nil }
+        return watched.files.texts[index]
+    }
+
+    /// Brings back the rules loaded through the API before a restart, except where the rules file changed since.
+    private func restoreKeptRules() throws {
+        guard let durable else { return }
+        for (namespace, kept) in try KeptRules.all(in: durable, space: Self.keptSpace)
+        where kept.applies(withFileText: fileText(of: namespace)) {
+            guard let source = kept.files.first?.content else { continue }
+            database(namespace).setRules(try DatabaseRuleSet(source: source))
+        }
     }
 
     /// Loads rules files that changed since they were read (looked at no more than every half second); a

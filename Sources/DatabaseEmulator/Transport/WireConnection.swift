@@ -220,6 +220,7 @@ final class WireConnection: ListenSink {
         case .invalid(let message): return ("invalid_data", .string(message))
         case .dataStale: return ("datastale", .string(error.message))
         case .tooBig(let message): return ("too_big", .string(message))
+        case .unavailable(let message): return ("unavailable", .string(message))
         case .preconditionFailed: return ("datastale", .string(error.message))
         }
     }

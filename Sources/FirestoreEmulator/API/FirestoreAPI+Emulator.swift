@@ -17,7 +17,12 @@ extension FirestoreAPI {
             sources.append(RulesSource(fileName: file["name"]?.stringValue ?? "firestore.rules", text: content))
         }
         guard !sources.isEmpty else { throw .firestore(.invalidArgument, "rules.files must name at least one file.") }
-        let diagnostics = rules.setRules(sources, project: project)
+        let diagnostics: [Diagnostic]
+        do {
+            diagnostics = try rules.load(sources, project: project)
+        } catch {
+            throw .firestore(.unavailable, "The rules could not be stored: \(error.message)")
+        }
         let issues: [JSONValue] = diagnostics.map { diagnostic in
             [
                 "sourcePosition": [

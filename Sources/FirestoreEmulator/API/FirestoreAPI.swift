@@ -45,7 +45,7 @@ struct FirestoreAPI: Sendable {
         case .database(let database, let method): return .json(try run(method, database, call))
         case .parent(let database, let parent, let method): return .json(try run(method, database, parent, call))
         case .clear(let database):
-            store.clear(database)
+            try store.clear(database)
             return .json([:])
         case .securityRules(let project): return .json(try setSecurityRules(project, call))
         case .ruleCoverage(let project, let html): return ruleCoverage(project, html: html)

@@ -16,10 +16,38 @@ final class FirestoreRules: Sendable {
     private let loaded = Mutex(Loaded())
     private let cache = RulesCache()
     private let logger: Logger
+    /// Where rules loaded through the API are kept across restarts (`--data-dir`), if anywhere.
+    private let durable: (any DurableStore)?
+    /// The space of kept rules, keyed by project.
+    private static let keptSpace = "firestore-rules"
 
-    /// Rules with nothing loaded.
-    init(logger: Logger) {
+    /// Rules with nothing loaded; with `durable`, rules loaded through the API are kept there.
+    init(logger: Logger, durable: (any DurableStore)? = nil) {
         self.logger = logger
+        self.durable = durable
+    }
+
+    /// Loads `sources` as `project`'s rules through the API (the emulator's `:securityRules`): as
+    /// `setRules`, and kept in the data folder when they compile.
+    func load(_ sources: [RulesSource], project: String) throws(DurableStoreError) -> [Diagnostic] {
+        let diagnostics = setRules(sources, project: project)
+        if let durable, !diagnostics.contains(where: { $0.severity == .error }) {
+            let fileText = loaded.withLock { $0.file?.project == project ? $0.file?.watched.texts.first : nil }
+            let kept = KeptRules(files: sources.map { KeptRules.File(name: $0.fileName, content: $0.text) }, fileText: fileText)
+            try durable.write([kept.change(space: Self.keptSpace, key: project)])
+        }
+        return diagnostics
+    }
+
+    /// Brings back the rules loaded through the API before a restart, except where the rules file changed
+    /// since (then the file's rules stay).
+    func restoreKept() throws(DurableStoreError) {
+        guard let durable else { return }
+        let file = loaded.withLock { $0.file.map { (project: $0.project, text: $0.watched.texts.first) } }
+        for (project, kept) in try KeptRules.all(in: durable, space: Self.keptSpace)
+        where kept.applies(withFileText: file?.project == project ? file?.text : nil) {
+            setRules(kept.files.map { RulesSource(fileName: $0.name, text: $0.content) }, project: project)
+        }
     }
 
     /// Compiles `sources` and makes them `project`'s rules unless they have errors; returns every diagnostic.

@@ -21,15 +21,24 @@ final class FirestoreStore: Sendable {
         var log = ChangeLog()
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let clock: any EmulatorClock
     /// Every commit, in order, for listeners.
     let feed: CommitFeed
+    /// Where every change is written before it is acknowledged (`--data-dir`), if anywhere.
+    private let durable: (any DurableStore)?
 
-    /// An empty store reading time from `clock`, publishing its commits to `feed`.
-    init(clock: any EmulatorClock, feed: CommitFeed = CommitFeed()) {
+    /// A store reading time from `clock`, publishing its commits to `feed`: empty, or holding what `durable`
+    /// kept, every change of which it then writes there.
+    init(clock: any EmulatorClock, feed: CommitFeed = CommitFeed(), durable: (any DurableStore)? = nil) throws(DurableStoreError) {
         self.clock = clock
         self.feed = feed
+        self.durable = durable
+        var initial = State()
+        if let durable {
+            (initial.databases, initial.lastTime) = try DurableDocuments.load(from: durable)
+        }
+        state = Mutex(initial)
     }
 
     // MARK: Reads
@@ -175,9 +184,14 @@ final class FirestoreStore: Sendable {
                 let before = databaseState.document(at: path)
                 // A write that changed nothing (see `Write.apply`) keeps the document and its update time.
                 if before?.updateTime == after?.updateTime { continue }
-                databaseState.record(after, at: path, time: commitTime, horizon: horizon)
-                state.log.record(path, in: database)
                 changes.append((path, before, after))
+            }
+            if !changes.isEmpty {
+                try persist(changes.lazy.map { DurableDocuments.change($0.path, $0.after, in: database) })
+            }
+            for change in changes {
+                databaseState.record(change.after, at: change.path, time: commitTime, horizon: horizon)
+                state.log.record(change.path, in: database)
             }
             if !changes.isEmpty {
                 // Under the lock, so listeners see commits in commit order; the fan-out happens after it.
@@ -190,8 +204,9 @@ final class FirestoreStore: Sendable {
     // MARK: Emulator operations
 
     /// Deletes every document of `database` (the emulator's clear endpoint).
-    func clear(_ database: DatabaseName) {
-        state.withLock { state in
+    func clear(_ database: DatabaseName) throws(APIError) {
+        try state.withLock { (state: inout State) throws(APIError) in
+            try persist(CollectionOfOne(.deleteSpace(DurableDocuments.space(of: database))))
             state.databases[database]?.removeAll()
             state.log.forget()
             state.transactions = state.transactions.filter { $0.value.database != database }
@@ -211,15 +226,23 @@ final class FirestoreStore: Sendable {
     /// Replaces every document of each database in `databases` with the ones given (an import, before
     /// clients connect: listeners are not told), all created and updated at one new commit time; other
     /// databases stay as they are.
-    func replace(_ databases: [DatabaseName: [(path: DocumentPath, fields: [String: FirestoreValue])]]) {
-        state.withLock { state in
+    func replace(_ databases: [DatabaseName: [(path: DocumentPath, fields: [String: FirestoreValue])]]) throws(APIError) {
+        try state.withLock { (state: inout State) throws(APIError) in
             let time = Self.advance(&state, to: clock.now(), strictly: true)
+            func document(_ entry: (path: DocumentPath, fields: [String: FirestoreValue])) -> Document {
+                Document(path: entry.path, fields: entry.fields, createTime: time, updateTime: time)
+            }
+            // Each database's space emptied, then its documents: written as they are encoded, not all at once.
+            try persist(databases.lazy.flatMap { name, documents in
+                (-1..<documents.count).lazy.map { index in
+                    index < 0 ? .deleteSpace(DurableDocuments.space(of: name))
+                        : DurableDocuments.change(documents[index].path, document(documents[index]), in: name)
+                }
+            })
             for (name, documents) in databases {
                 let database = DatabaseState(name: name)
-                for document in documents {
-                    database.record(
-                        Document(path: document.path, fields: document.fields, createTime: time, updateTime: time),
-                        at: document.path, time: time, horizon: time)
+                for entry in documents {
+                    database.record(document(entry), at: entry.path, time: time, horizon: time)
                 }
                 state.databases[name] = database
                 state.transactions = state.transactions.filter { $0.value.database != name }
@@ -251,29 +274,49 @@ final class FirestoreStore: Sendable {
     /// Brings back `checkpoint` as one commit per database that differs: the documents it changes are
     /// written at the restore's commit time (so clients' caches, which keep the newest version they saw,
     /// take them) and listeners get them as that commit; open transactions on those databases end.
-    func restore(_ checkpoint: Checkpoint) {
-        state.withLock { state in
+    func restore(_ checkpoint: Checkpoint) throws(APIError) {
+        try state.withLock { (state: inout State) throws(APIError) in
             let time = Self.advance(&state, to: clock.now(), strictly: true)
+            var restored: [(name: DatabaseName, target: DatabaseState, changes: [(path: DocumentPath, before: Document?, after: Document?)])] = []
             for name in Set(state.databases.keys).union(checkpoint.databases.keys) {
                 let current = state.databases[name] ?? DatabaseState(name: name)
                 let target = checkpoint.databases[name]?.copy() ?? DatabaseState(name: name)
                 let changed = state.log.paths(since: checkpoint.position, in: name)
                 let differences = changed.map { current.differences(to: target, at: $0) } ?? current.differences(to: target)
                 guard !differences.isEmpty else { continue }
-                defer { checkpoint.databases[name] = target.copy() }
-                var changes: [(path: DocumentPath, before: Document?, after: Document?)] = []
-                for difference in differences {
+                restored.append((name, target, differences.map { difference in
                     var after = difference.after
                     after?.updateTime = time
-                    target.record(after, at: difference.path, time: time, horizon: time)
-                    state.log.record(difference.path, in: name)
-                    changes.append((difference.path, difference.before, after))
+                    return (difference.path, difference.before, after)
+                }))
+            }
+            if !restored.isEmpty {
+                try persist(restored.lazy.flatMap { database in
+                    database.changes.lazy.map { DurableDocuments.change($0.path, $0.after, in: database.name) }
+                })
+            }
+            for (name, target, changes) in restored {
+                for change in changes {
+                    target.record(change.after, at: change.path, time: time, horizon: time)
+                    state.log.record(change.path, in: name)
                 }
+                checkpoint.databases[name] = target.copy()
                 state.databases[name] = target
                 state.transactions = state.transactions.filter { $0.value.database != name }
                 feed.publish(CommitFeed.Entry(commitTime: time, changes: changes), to: name)
             }
             checkpoint.position = state.log.mark()
+        }
+    }
+
+    /// Writes `changes` to the data folder, if there is one, before the state they describe is kept in memory:
+    /// a change the folder refused is refused to the client too, and nothing of it stays.
+    private func persist(_ changes: some Sequence<DurableChange>) throws(APIError) {
+        guard let durable else { return }
+        do {
+            try durable.write(changes)
+        } catch {
+            throw .firestore(.unavailable, "The change could not be stored: \(error.message)")
         }
     }
 

@@ -68,7 +68,7 @@ extension StorageAPI {
                 if store.bucket(name) != nil {
                     throw Self.cloudError(409, "Your previous request to create the named bucket succeeded and you already own it.", reason: "conflict")
                 }
-                return .json(store.ensureBucket(name, now: now).cloudJSON(base: base))
+                return .json(try store.ensureBucket(name, now: now).cloudJSON(base: base))
             default: throw Self.cloudError(405, "Method not allowed.", reason: "methodNotAllowed")
             }
         }
@@ -80,7 +80,7 @@ extension StorageAPI {
                 return .json(found.cloudJSON(base: base))
             case .delete:
                 guard store.bucket(bucket) != nil else { throw Self.cloudError(404, "The specified bucket does not exist.", reason: "notFound") }
-                guard store.deleteBucket(bucket) else {
+                guard try store.deleteBucket(bucket) else {
                     throw Self.cloudError(409, "The bucket you tried to delete is not empty.", reason: "conflict")
                 }
                 return Response(status: .noContent)

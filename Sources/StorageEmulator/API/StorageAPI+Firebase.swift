@@ -17,7 +17,7 @@ extension StorageAPI {
             throw Self.error(404, "Not Found.")
         }
         let bucket = Self.decoded(segments[1])
-        store.ensureBucket(bucket, now: now)
+        try store.ensureBucket(bucket, now: now)
         let credential = Credential(authorizationHeader: request.headers[.authorization])
         if credential != .owner, rules.ruleset(for: bucket) == nil {
             throw Self.error(403, "Permission denied. Storage Emulator has no loaded ruleset.")
@@ -52,7 +52,7 @@ extension StorageAPI {
         else { throw Self.error(403, "Permission denied. No READ permission.") }
         guard var object = existing else { throw Self.error(404, "Not Found.") }
         if object.downloadTokens.isEmpty {
-            object = store.update(bucket, name) { object in
+            object = try store.update(bucket, name) { object in
                 guard object.downloadTokens.isEmpty else { return }
                 object.downloadTokens = [Self.newToken()]
                 object.touch(now)
@@ -115,7 +115,7 @@ extension StorageAPI {
         guard rules.allows(.update, bucket: bucket, name: name, credential: credential, resource: existing, proposed: proposed, time: now)
         else { throw Self.error(403, "Permission denied. No WRITE permission.") }
         let time = now
-        guard let updated = store.update(bucket, name, { object in
+        guard let updated = try store.update(bucket, name, { object in
             object.apply(body)
             object.touch(time)
         }) else { throw Self.error(404, "Not Found.") }
@@ -139,13 +139,13 @@ extension StorageAPI {
         let updated: StoredObject?
         if let create = query["create_token"] {
             guard create == "true" else { throw Self.error(400, "Invalid create_token: \(create).") }
-            updated = store.update(bucket, name) { object in
+            updated = try store.update(bucket, name) { object in
                 object.downloadTokens.append(Self.newToken())
                 object.touch(time)
             }
         } else {
             let token = query["delete_token"] ?? ""
-            updated = store.update(bucket, name) { object in
+            updated = try store.update(bucket, name) { object in
                 object.downloadTokens.removeAll { $0 == token }
                 if object.downloadTokens.isEmpty { object.downloadTokens = [Self.newToken()] }
                 object.touch(time)

@@ -22,10 +22,15 @@ struct StorageAPI: Sendable {
     func handle(_ request: Request, context: EmulatorContext) async throws -> Response {
         rules.reloadIfChanged()
         let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        switch segments.first {
-        case "v0": return try await firebase(request, segments: Array(segments.dropFirst()))
-        case "internal": return try await internalEndpoint(request, segments: Array(segments.dropFirst()))
-        default: return try await cloud(request, segments: segments)
+        do {
+            switch segments.first {
+            case "v0": return try await firebase(request, segments: Array(segments.dropFirst()))
+            case "internal": return try await internalEndpoint(request, segments: Array(segments.dropFirst()))
+            default: return try await cloud(request, segments: segments)
+            }
+        } catch let error as DurableStoreError {
+            // The data folder refused the change, which was not made.
+            throw Self.error(503, "The change could not be stored: \(error.message)")
         }
     }
 
@@ -60,7 +65,7 @@ struct StorageAPI: Sendable {
             return .json(["message": "Rules updated successfully"])
         case (.post, ["reset"]):
             uploads.reset()
-            store.reset()
+            try store.reset()
             return Response(status: .ok)
         case (.post, ["export"]):
             let body = try await Self.jsonBody(of: request)

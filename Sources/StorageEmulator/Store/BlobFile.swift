@@ -11,7 +11,7 @@ import Synchronization
 #endif
 
 /// An object's bytes: a file in the store's directory, named by a random id, never by the object's name.
-struct Blob: Sendable, Equatable {
+struct Blob: Sendable, Equatable, Codable {
     /// The file's name in the store's directory.
     var id: String
     /// How many bytes.

@@ -1,3 +1,4 @@
+import EmulatorCore
 import Foundation
 import NIOCore
 import Synchronization
@@ -13,9 +14,13 @@ struct ObjectKey: Hashable, Sendable {
 /// directory of their own (so a 1 GiB object never sits in memory). Changes are atomic: an object is
 /// replaced or removed in one step under the lock, after its new bytes are complete on disk; the replaced
 /// bytes' file is removed then (a download already reading it keeps its open file).
+///
+/// With a data folder (`durable`), the blobs are files in its `storage/` subfolder, and every change to a bucket
+/// or an object is written there (`DurableObjects`) under the lock, before it is made in memory; a change the
+/// folder refuses is not made, and throws.
 final class ObjectStore: Sendable {
     /// A bucket as the GCS JSON API lists it.
-    struct Bucket: Sendable, Equatable {
+    struct Bucket: Sendable, Equatable, Codable {
         var name: String
         var timeCreated: Date
         var updated: Date
@@ -38,18 +43,32 @@ final class ObjectStore: Sendable {
 
     /// Where blobs are kept.
     let directory: URL
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    /// Where every change is written before it is made (`--data-dir`), if anywhere.
+    private let durable: (any DurableStore)?
 
     /// The prefix of the blob directories' names in the temporary directory: `hearth-storage-<pid>-<uuid>`.
     static let directoryPrefix = "hearth-storage-"
 
-    /// A store whose blobs go to a new temporary directory. Directories that processes killed before they
-    /// could remove theirs left behind (`kill -9`) are removed first.
-    init() throws {
-        let temporary = FileManager.default.temporaryDirectory
-        Self.removeAbandonedDirectories(in: temporary)
-        directory = temporary.appendingPathComponent("\(Self.directoryPrefix)\(getpid())-\(UUID().uuidString)")
+    /// A store holding what `durable` kept, its blobs in the data folder's `storage/` subfolder (the files there
+    /// that no object uses are removed); without `durable`, an empty store whose blobs go to a new temporary
+    /// directory (directories that processes killed before they could remove theirs left behind, by `kill -9`,
+    /// are removed first).
+    init(durable: (any DurableStore)? = nil) throws {
+        self.durable = durable
+        guard let durable else {
+            let temporary = FileManager.default.temporaryDirectory
+            Self.removeAbandonedDirectories(in: temporary)
+            directory = temporary.appendingPathComponent("\(Self.directoryPrefix)\(getpid())-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            state = Mutex(State())
+            return
+        }
+        directory = URL(fileURLWithPath: durable.filesFolder).appendingPathComponent(DurableObjects.folder)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (buckets, objects) = try DurableObjects.load(from: durable)
+        try DurableObjects.removeUnusedBlobs(in: directory, objects: objects)
+        state = Mutex(State(buckets: buckets, objects: objects))
     }
 
     /// Removes the blob directories in `temporary` whose process no longer runs.
@@ -67,17 +86,26 @@ final class ObjectStore: Sendable {
     }
 
     deinit {
-        try? FileManager.default.removeItem(at: directory)
+        // A data folder's blobs stay for the next start.
+        if durable == nil { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Writes `changes` to the data folder, if there is one (they are made only then).
+    private func persist(_ changes: () throws(DurableStoreError) -> [DurableChange]) throws(DurableStoreError) {
+        guard let durable else { return }
+        let changes = try changes()
+        if !changes.isEmpty { try durable.write(changes) }
     }
 
     // MARK: Buckets
 
     /// Bucket `name`, created now if it does not exist (every Firebase request creates its bucket).
     @discardableResult
-    func ensureBucket(_ name: String, now: Date = Date()) -> Bucket {
-        state.withLock { state in
+    func ensureBucket(_ name: String, now: Date = Date()) throws(DurableStoreError) -> Bucket {
+        try state.withLock { (state: inout State) throws(DurableStoreError) -> Bucket in
             if let bucket = state.buckets[name] { return bucket }
             let bucket = Bucket(name: name, timeCreated: now, updated: now)
+            try persist { () throws(DurableStoreError) in [try DurableObjects.entry(for: bucket)] }
             state.buckets[name] = bucket
             return bucket
         }
@@ -94,9 +122,10 @@ final class ObjectStore: Sendable {
     }
 
     /// Removes bucket `name` if it has no objects; `false` if it has.
-    func deleteBucket(_ name: String) -> Bool {
-        state.withLock { state in
+    func deleteBucket(_ name: String) throws(DurableStoreError) -> Bool {
+        try state.withLock { (state: inout State) throws(DurableStoreError) -> Bool in
             guard state.objects[name]?.isEmpty ?? true else { return false }
+            try persist { [DurableObjects.removal(ofBucket: name)] }
             state.buckets[name] = nil
             state.objects[name] = nil
             return true
@@ -111,14 +140,15 @@ final class ObjectStore: Sendable {
     }
 
     /// Stores `object` (a new generation) in place of whatever had its name. `check` sees the object it
-    /// replaces, under the lock, and may refuse by throwing; then nothing changes and the new blob is removed.
+    /// replaces, under the lock, and may refuse by throwing; then (as when the data folder refuses the change)
+    /// nothing changes and the new blob is removed.
     @discardableResult
     func put(_ object: StoredObject, check: (StoredObject?) throws -> Void = { _ in }) throws -> StoredObject {
         let replaced: StoredObject?
         do {
             replaced = try state.withLock { state -> StoredObject? in
                 try check(state.objects[object.bucket]?[ObjectKey(object.name)])
-                return Self.insert(object, into: &state)
+                return try insert([object], into: &state).first
             }
         } catch {
             removeBlob(object.blob)
@@ -130,44 +160,64 @@ final class ObjectStore: Sendable {
 
     /// Adds an import in one step: `buckets` (those missing are created `now`) and `objects`, each in place
     /// of whatever had its name (an earlier one of `objects` too); the replaced objects' blobs are removed.
-    /// Objects of other names stay. The objects' blobs are new files of this store.
-    func add(importedBuckets buckets: [String], objects: [StoredObject], now: Date) {
-        let replaced = state.withLock { state -> [StoredObject] in
-            for name in buckets where state.buckets[name] == nil {
-                state.buckets[name] = Bucket(name: name, timeCreated: now, updated: now)
+    /// Objects of other names stay. The objects' blobs are new files of this store; if the data folder refuses
+    /// the import, nothing changes and they are removed.
+    func add(importedBuckets buckets: [String], objects: [StoredObject], now: Date) throws(DurableStoreError) {
+        let replaced: [StoredObject]
+        do {
+            replaced = try state.withLock { (state: inout State) throws(DurableStoreError) -> [StoredObject] in
+                let created = buckets.map { Bucket(name: $0, timeCreated: now, updated: now) }
+                return try insert(objects, creating: created, into: &state)
             }
-            return objects.compactMap { Self.insert($0, into: &state) }
+        } catch {
+            for object in objects { removeBlob(object.blob) }
+            throw error
         }
         // Every imported blob is a new file: none of the replaced objects' blobs is still in use.
         for object in replaced { removeBlob(object.blob) }
     }
 
-    /// Puts `object` into `state` (creating its bucket if needed); the object it replaces, if any.
-    private static func insert(_ object: StoredObject, into state: inout State) -> StoredObject? {
-        if state.buckets[object.bucket] == nil {
-            state.buckets[object.bucket] = Bucket(name: object.bucket, timeCreated: object.updated, updated: object.updated)
+    /// Puts `objects` into `state`, each in place of whatever had its name, after the `buckets` missing and those
+    /// the objects need (made when the object was updated); the objects they replace. With a data folder, all of
+    /// it is written there first, in one batch.
+    private func insert(
+        _ objects: [StoredObject], creating buckets: [Bucket] = [], into state: inout State
+    ) throws(DurableStoreError) -> [StoredObject] {
+        var created: [String: Bucket] = [:]
+        for bucket in buckets where state.buckets[bucket.name] == nil && created[bucket.name] == nil {
+            created[bucket.name] = bucket
         }
-        return state.objects[object.bucket, default: [:]].updateValue(object, forKey: ObjectKey(object.name))
+        for object in objects where state.buckets[object.bucket] == nil && created[object.bucket] == nil {
+            created[object.bucket] = Bucket(name: object.bucket, timeCreated: object.updated, updated: object.updated)
+        }
+        try persist { () throws(DurableStoreError) in
+            try created.values.map { bucket throws(DurableStoreError) in try DurableObjects.entry(for: bucket) }
+                + objects.map { object throws(DurableStoreError) in try DurableObjects.entry(for: object) }
+        }
+        state.buckets.merge(created) { existing, _ in existing }
+        return objects.compactMap { state.objects[$0.bucket, default: [:]].updateValue($0, forKey: ObjectKey($0.name)) }
     }
 
-    /// Changes object `name` of `bucket` with `change` (which may throw to change nothing); `nil` if there
-    /// is no such object.
-    func update(_ bucket: String, _ name: String, _ change: (inout StoredObject) throws -> Void) rethrows -> StoredObject? {
+    /// Changes object `name` of `bucket` with `change` (which may throw to change nothing, as does a data folder
+    /// that refuses the change); `nil` if there is no such object.
+    func update(_ bucket: String, _ name: String, _ change: (inout StoredObject) throws -> Void) throws -> StoredObject? {
         try state.withLock { state in
             guard var object = state.objects[bucket]?[ObjectKey(name)] else { return nil }
             try change(&object)
+            try persist { () throws(DurableStoreError) in [try DurableObjects.entry(for: object)] }
             state.objects[bucket]?[ObjectKey(name)] = object
             return object
         }
     }
 
-    /// Removes object `name` of `bucket` after `check` (which may throw) approves it; the removed object,
-    /// or `nil` if there was none.
+    /// Removes object `name` of `bucket` after `check` (which may throw) approves it and the data folder, if
+    /// any, has recorded it; the removed object, or `nil` if there was none.
     @discardableResult
-    func delete(_ bucket: String, _ name: String, check: (StoredObject) throws -> Void = { _ in }) rethrows -> StoredObject? {
+    func delete(_ bucket: String, _ name: String, check: (StoredObject) throws -> Void = { _ in }) throws -> StoredObject? {
         let removed = try state.withLock { state -> StoredObject? in
             guard let object = state.objects[bucket]?[ObjectKey(name)] else { return nil }
             try check(object)
+            try persist { [DurableObjects.removal(of: bucket, name)] }
             state.objects[bucket]?[ObjectKey(name)] = nil
             return object
         }
@@ -261,8 +311,13 @@ final class ObjectStore: Sendable {
     }
 
     /// Brings back the buckets and objects of `checkpoint`; the blobs only the replaced objects used are removed.
-    func restore(_ checkpoint: Checkpoint) {
-        let unused = state.withLock { state -> [Blob] in
+    /// With a data folder, the buckets and objects that differ are written there first.
+    func restore(_ checkpoint: Checkpoint) throws(DurableStoreError) {
+        let unused = try state.withLock { (state: inout State) throws(DurableStoreError) -> [Blob] in
+            try persist { () throws(DurableStoreError) in
+                try DurableObjects.changes(
+                    from: (state.buckets, state.objects), to: (checkpoint.buckets, checkpoint.objects))
+            }
             let kept = Set(checkpoint.objects.values.flatMap { $0.values.map(\.blob.id) })
             let replaced = state.objects.values.flatMap { $0.values.map(\.blob) }
             state.buckets = checkpoint.buckets
@@ -273,8 +328,9 @@ final class ObjectStore: Sendable {
     }
 
     /// Removes every object and bucket (the blobs checkpoints hold stay).
-    func reset() {
-        let blobs = state.withLock { state in
+    func reset() throws(DurableStoreError) {
+        let blobs = try state.withLock { (state: inout State) throws(DurableStoreError) -> [Blob] in
+            try persist { [.deleteSpace(DurableObjects.space)] }
             defer { state = State(pinned: state.pinned) }
             return state.objects.values.flatMap { $0.values.map(\.blob) }
         }

@@ -32,7 +32,7 @@ struct StorageImport {
             for object in objects { store.discard(object.blob) }
             throw error
         }
-        store.add(importedBuckets: buckets, objects: objects, now: now)
+        try store.add(importedBuckets: buckets, objects: objects, now: now)
     }
 
     /// The bucket ids of `buckets.json`, `{"buckets":[{"id":...}]}`.

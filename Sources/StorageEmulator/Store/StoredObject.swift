@@ -3,8 +3,9 @@ import EmulatorCore
 import Foundation
 
 /// An object's metadata as the store keeps it, with the blob holding its bytes. Both wire APIs (Firebase
-/// v0 and the GCS JSON API) render it, and the rules see it as `resource` / `request.resource`.
-struct StoredObject: Sendable, Equatable {
+/// v0 and the GCS JSON API) render it, and the rules see it as `resource` / `request.resource`; a data folder
+/// keeps it as its `Codable` JSON.
+struct StoredObject: Sendable, Equatable, Codable {
     /// The bucket.
     var bucket: String
     /// The object's name (any UTF-8; never used as a file path).

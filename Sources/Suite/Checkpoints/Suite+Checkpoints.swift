@@ -63,7 +63,12 @@ extension Suite {
         }
         for part in checkpointable {
             guard let state = checkpoint.states.first(where: { $0.name == part.name })?.state else { continue }
-            await part.emulator.restore(state)
+            do {
+                try await part.emulator.restore(state)
+            } catch {
+                // Only a data folder that cannot be written stops a restore; that emulator kept its state.
+                throw CheckpointError(status: .unavailable, message: "\(part.name.rawValue): \(error)")
+            }
         }
         return checkpoint
     }

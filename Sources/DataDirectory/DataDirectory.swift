@@ -1,0 +1,189 @@
+import EmulatorCore
+import Foundation
+import GRDB
+import GRDBSQLite
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A data folder (`--data-dir`): the suite's durable state in one SQLite database, `hearth.sqlite`, in WAL mode
+/// with `synchronous=NORMAL` (a committed transaction is in the write-ahead log before `write` returns, so
+/// killing the process loses nothing; a power cut may lose the last moments, as the OS had not flushed them),
+/// plus a folder per emulator for files. One process at a time: `hearth.lock` is held for the store's life.
+///
+/// Entries live in one table keyed by (space, key). GRDB owns the connection, its configuration and
+/// transactions; the scan and batch inserts step SQLite statements directly, which keeps a restart with a
+/// million documents to the cost of reading them.
+public final class DataDirectory: DurableStore {
+    /// The folder.
+    public let path: String
+    private let queue: DatabaseQueue
+    /// The descriptor holding `hearth.lock`, until `close()`.
+    private let lock: Mutex<Int32?>
+
+    /// Opens (creating if needed) the data folder at `path`. Fails with a clear message when another process
+    /// holds it, or when it cannot be created or read.
+    public init(path: String) throws(DurableStoreError) {
+        let folder = URL(fileURLWithPath: path).standardizedFileURL.path
+        self.path = folder
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw DurableStoreError("the data directory \(folder) cannot be created: \(error.localizedDescription)")
+        }
+        let descriptor = try Self.acquireLock(in: folder)
+        lock = Mutex(descriptor)
+        var configuration = Configuration()
+        configuration.label = "hearth data"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+        }
+        do {
+            queue = try DatabaseQueue(path: folder + "/hearth.sqlite", configuration: configuration)
+            try queue.write { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE IF NOT EXISTS entries (
+                            space TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, PRIMARY KEY (space, key)
+                        ) WITHOUT ROWID
+                        """)
+            }
+        } catch {
+            Glibc.close(descriptor)
+            throw DurableStoreError("the data directory \(folder) cannot be opened: \(error)")
+        }
+    }
+
+    deinit { close() }
+
+    /// Closes the database and lets go of the folder, so another process (or store) may open it; writes
+    /// after this fail. Closing again does nothing.
+    public func close() {
+        lock.withLock { descriptor in
+            guard let open = descriptor else { return }
+            try? queue.close()
+            Glibc.close(open)
+            descriptor = nil
+        }
+    }
+
+    /// Takes `hearth.lock` in `folder` (an advisory lock the OS drops when the process ends, however it ends)
+    /// and writes this process's id into it; fails naming the holder's.
+    private static func acquireLock(in folder: String) throws(DurableStoreError) -> Int32 {
+        let lockPath = folder + "/hearth.lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw DurableStoreError("the data directory \(folder) cannot be written: \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = (try? String(contentsOfFile: lockPath, encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            Glibc.close(descriptor)
+            throw DurableStoreError(
+                "the data directory \(folder) is in use by another hearth process"
+                    + (holder.isEmpty ? "" : " (pid \(holder))") + "; stop it or choose another data directory")
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        return descriptor
+    }
+
+    public var filesFolder: String { path }
+
+    public func write(_ changes: some Sequence<DurableChange>) throws(DurableStoreError) {
+        do {
+            try queue.write { db in
+                var put: Statement?
+                var delete: Statement?
+                var clear: Statement?
+                for change in changes {
+                    switch change {
+                    case .put(let space, let key, let value):
+                        if put == nil {
+                            put = try db.cachedStatement(
+                                sql: "INSERT OR REPLACE INTO entries (space, key, value) VALUES (?, ?, ?)")
+                        }
+                        try Self.run(put!, space, key, value)
+                    case .delete(let space, let key):
+                        if delete == nil {
+                            delete = try db.cachedStatement(sql: "DELETE FROM entries WHERE space = ? AND key = ?")
+                        }
+                        try Self.run(delete!, space, key, nil)
+                    case .deleteSpace(let space):
+                        if clear == nil { clear = try db.cachedStatement(sql: "DELETE FROM entries WHERE space = ?") }
+                        try Self.run(clear!, space, nil, nil)
+                    }
+                }
+            }
+        } catch {
+            throw DurableStoreError("the data directory \(path) cannot be written: \(error)")
+        }
+    }
+
+    /// Binds the statement's parameters directly (no argument values are made per row) and steps it once.
+    private static func run(_ statement: Statement, _ space: String, _ key: String?, _ value: [UInt8]?) throws {
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        sqlite3_bind_text(handle, 1, space, -1, transient)
+        if let key { sqlite3_bind_text(handle, 2, key, -1, transient) }
+        if let value {
+            value.withUnsafeBytes { bytes in
+                // A zero-length blob still needs a non-null pointer, or SQLite stores NULL.
+                _ = sqlite3_bind_blob(handle, 3, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), transient)
+            }
+        }
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE else {
+            throw DurableStoreError(String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+        }
+    }
+
+    public func scan(_ space: String, _ body: (_ key: String, _ value: UnsafeRawBufferPointer) throws -> Void) throws {
+        try queue.read { db in
+            let statement = try db.makeStatement(sql: "SELECT key, value FROM entries WHERE space = ? ORDER BY key")
+            let handle = statement.sqliteStatement
+            sqlite3_bind_text(handle, 1, space, -1, Self.transient)
+            while true {
+                let code = sqlite3_step(handle)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else {
+                    throw DurableStoreError(
+                        "the data directory \(path) cannot be read: \(String(cString: sqlite3_errmsg(db.sqliteConnection)))")
+                }
+                let key = String(cString: sqlite3_column_text(handle, 0))
+                let count = Int(sqlite3_column_bytes(handle, 1))
+                let bytes = sqlite3_column_blob(handle, 1)
+                try body(key, UnsafeRawBufferPointer(start: bytes, count: count))
+            }
+        }
+    }
+
+    public func spaces(prefix: String) throws(DurableStoreError) -> [String] {
+        do {
+            return try queue.read { db in
+                // Distinct spaces by skipping from one to the next: one index seek per space, not a scan.
+                var result: [String] = []
+                var after = prefix
+                var first = true
+                while let space = try String.fetchOne(
+                    db, sql: first ? "SELECT space FROM entries WHERE space >= ? ORDER BY space LIMIT 1"
+                        : "SELECT space FROM entries WHERE space > ? ORDER BY space LIMIT 1",
+                    arguments: [after]), space.hasPrefix(prefix)
+                {
+                    result.append(space)
+                    after = space
+                    first = false
+                }
+                return result
+            }
+        } catch {
+            throw DurableStoreError("the data directory \(path) cannot be read: \(error)")
+        }
+    }
+
+    /// SQLite copies what is bound (`SQLITE_TRANSIENT`).
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}

@@ -1,0 +1,40 @@
+/// Where an emulator keeps its state across restarts (`--data-dir`): named spaces of entries (a key and bytes),
+/// written in atomic batches that survive the process being killed once `write` returns. Emulators write what
+/// each acknowledged change leaves behind, under their own lock and before they answer, and read their spaces
+/// back when they start. The suite opens the one store of a data folder and hands it to every emulator.
+public protocol DurableStore: AnyObject, Sendable {
+    /// Applies `changes` in one transaction, in order: all of them or none. When it returns they are on disk
+    /// (a crash of the process cannot lose them).
+    func write(_ changes: some Sequence<DurableChange>) throws(DurableStoreError)
+    /// Calls `body` with every entry of `space` in key order (byte order of the keys' UTF-8), and with the value's
+    /// bytes, valid only during the call.
+    func scan(_ space: String, _ body: (_ key: String, _ value: UnsafeRawBufferPointer) throws -> Void) throws
+    /// The spaces that hold entries and whose names start with `prefix`, sorted.
+    func spaces(prefix: String) throws(DurableStoreError) -> [String]
+    /// Where the emulators keep what is better kept as files (Storage's object bytes), one subfolder each.
+    var filesFolder: String { get }
+}
+
+/// One change to a `DurableStore`.
+public enum DurableChange: Sendable {
+    /// Sets the entry `key` of `space` to `value`.
+    case put(space: String, key: String, value: [UInt8])
+    /// Removes the entry `key` of `space` (nothing if it is absent).
+    case delete(space: String, key: String)
+    /// Removes every entry of `space`.
+    case deleteSpace(String)
+}
+
+/// A data folder that cannot be read or written.
+public struct DurableStoreError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, naming the folder or file.
+    public var message: String
+
+    /// An error saying `message`.
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}

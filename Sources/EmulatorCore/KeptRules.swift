@@ -1,0 +1,68 @@
+/// Rules loaded through an emulator's API rather than from its rules file, as a data folder (`--data-dir`)
+/// keeps them, so that a restart brings them back. Each is kept with the text the rules file had when they
+/// were loaded: if the developer edited the file while the suite was stopped, the file wins at start, as it
+/// would have won had the suite been running.
+public struct KeptRules: Sendable, Equatable {
+    /// The rules files as loaded: name and content.
+    public var files: [File]
+    /// What the emulator's rules file held when these rules were loaded (`nil`: it had none).
+    public var fileText: String?
+
+    /// One file of rules.
+    public struct File: Sendable, Equatable {
+        /// Its name, for diagnostics.
+        public var name: String
+        /// Its text.
+        public var content: String
+
+        /// A file named `name` holding `content`.
+        public init(name: String, content: String) {
+            self.name = name
+            self.content = content
+        }
+    }
+
+    /// Rules of `files`, loaded while the rules file held `fileText`.
+    public init(files: [File], fileText: String?) {
+        self.files = files
+        self.fileText = fileText
+    }
+
+    /// Whether to bring these rules back now that the rules file holds `currentFileText`.
+    public func applies(withFileText currentFileText: String?) -> Bool {
+        fileText == nil || fileText == currentFileText
+    }
+
+    /// The change that keeps these rules as the entry `key` of `space`.
+    public func change(space: String, key: String) -> DurableChange {
+        let json: JSONValue = [
+            "files": .array(files.map { ["name": .string($0.name), "content": .string($0.content)] }),
+            "fileText": fileText.map(JSONValue.string) ?? .null,
+        ]
+        return .put(space: space, key: key, value: Array(json.serialized().utf8))
+    }
+
+    /// The rules kept in `space`, by key.
+    public static func all(in durable: any DurableStore, space: String) throws(DurableStoreError) -> [String: KeptRules] {
+        var result: [String: KeptRules] = [:]
+        do {
+            try durable.scan(space) { key, bytes in
+                let json = try JSONValue.parse(String(decoding: bytes, as: UTF8.self))
+                guard let files = json["files"]?.arrayValue else { throw DurableStoreError("\(space)/\(key): not rules") }
+                result[key] = KeptRules(
+                    files: try files.map { file throws(DurableStoreError) in
+                        guard let name = file["name"]?.stringValue, let content = file["content"]?.stringValue else {
+                            throw DurableStoreError("\(space)/\(key): not rules")
+                        }
+                        return File(name: name, content: content)
+                    },
+                    fileText: json["fileText"]?.stringValue)
+            }
+        } catch let error as DurableStoreError {
+            throw error
+        } catch {
+            throw DurableStoreError("\(space): \(error)")
+        }
+        return result
+    }
+}
