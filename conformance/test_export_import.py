@@ -114,6 +114,13 @@ class Hearth:
         }
 
 
+def check_restored(after: dict, before: dict) -> None:
+    """`after` (a `Hearth.state()`) is what was seeded and read as `before`, every emulator's part of it."""
+    assert after == before
+    assert after["signin"] == 200 and after["content"] == b"%PDF-1.4 hello"
+    assert after["documents"]["other/c/d"] == {"db": {"stringValue": "other"}}
+
+
 def export_layout(folder: Path) -> set[str]:
     return {str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file() and "blobs" not in path.parts
             and "metadata" not in path.parts}
@@ -156,9 +163,7 @@ def test_export_command_then_import_restores_every_emulator(tmp_path):
         after = second.state()
     finally:
         second.stop()
-    assert after == before
-    assert after["signin"] == 200 and after["content"] == b"%PDF-1.4 hello"
-    assert after["documents"]["other/c/d"] == {"db": {"stringValue": "other"}}
+    check_restored(after, before)
 
 
 def test_export_only_writes_the_named_emulators_and_refuses_to_replace_without_force(tmp_path):

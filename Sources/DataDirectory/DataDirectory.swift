@@ -1,3 +1,4 @@
+import Dispatch
 import EmulatorCore
 import Foundation
 import GRDB
@@ -20,8 +21,13 @@ public final class DataDirectory: DurableStore {
     /// The folder.
     public let path: String
     private let queue: DatabaseQueue
-    /// The descriptor holding `hearth.lock`, until `close()`.
-    private let lock: Mutex<Int32?>
+    /// A second connection that moves the write-ahead log into the database (a checkpoint, which syncs the
+    /// file) on a timer, so that no write waits for it: the writing connection never checkpoints itself.
+    private let checkpointer: DatabaseQueue
+    /// The descriptor holding `hearth.lock` and the checkpoint timer, until `close()`.
+    private let resources: Mutex<(lock: Int32, timer: any DispatchSourceTimer)?>
+    /// Whether something was written since the last checkpoint.
+    private let written = Atomic<Bool>(false)
 
     /// Opens (creating if needed) the data folder at `path`. Fails with a clear message when another process
     /// holds it, or when it cannot be created or read.
@@ -34,14 +40,14 @@ public final class DataDirectory: DurableStore {
             throw DurableStoreError("the data directory \(folder) cannot be created: \(error.localizedDescription)")
         }
         let descriptor = try Self.acquireLock(in: folder)
-        lock = Mutex(descriptor)
         var configuration = Configuration()
         configuration.label = "hearth data"
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA mmap_size = 1073741824")
         }
         do {
             queue = try DatabaseQueue(path: folder + "/hearth.sqlite", configuration: configuration)
+            checkpointer = try DatabaseQueue(path: folder + "/hearth.sqlite", configuration: configuration)
             try queue.write { db in
                 try db.execute(
                     sql: """
@@ -54,18 +60,35 @@ public final class DataDirectory: DurableStore {
             Glibc.close(descriptor)
             throw DurableStoreError("the data directory \(folder) cannot be opened: \(error)")
         }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "hearth data checkpoints", qos: .utility))
+        timer.schedule(deadline: .now() + Self.checkpointInterval, repeating: Self.checkpointInterval)
+        resources = Mutex((descriptor, timer))
+        resources.withLock { resources in
+            resources?.timer.setEventHandler { [weak self] in
+                guard let self, written.exchange(false, ordering: .relaxed) else { return }
+                try? checkpointer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+            }
+            resources?.timer.resume()
+        }
     }
+
+    /// How often the log is moved into the database while writes go on.
+    private static let checkpointInterval = DispatchTimeInterval.milliseconds(250)
 
     deinit { close() }
 
     /// Closes the database and lets go of the folder, so another process (or store) may open it; writes
     /// after this fail. Closing again does nothing.
     public func close() {
-        lock.withLock { descriptor in
-            guard let open = descriptor else { return }
+        resources.withLock { open in
+            guard let (descriptor, timer) = open else { return }
+            timer.cancel()
+            // Leaves the folder as one database file, its log emptied.
+            try? checkpointer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            try? checkpointer.close()
             try? queue.close()
-            Glibc.close(open)
-            descriptor = nil
+            Glibc.close(descriptor)
+            open = nil
         }
     }
 
@@ -94,6 +117,7 @@ public final class DataDirectory: DurableStore {
     public var filesFolder: String { path }
 
     public func write(_ changes: some Sequence<DurableChange>) throws(DurableStoreError) {
+        written.store(true, ordering: .relaxed)
         do {
             try queue.write { db in
                 var put: Statement?
@@ -141,7 +165,7 @@ public final class DataDirectory: DurableStore {
         }
     }
 
-    public func scan(_ space: String, _ body: (_ key: String, _ value: UnsafeRawBufferPointer) throws -> Void) throws {
+    public func scanBytes(_ space: String, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void) throws {
         try queue.read { db in
             let statement = try db.makeStatement(sql: "SELECT key, value FROM entries WHERE space = ? ORDER BY key")
             let handle = statement.sqliteStatement
@@ -153,10 +177,9 @@ public final class DataDirectory: DurableStore {
                     throw DurableStoreError(
                         "the data directory \(path) cannot be read: \(String(cString: sqlite3_errmsg(db.sqliteConnection)))")
                 }
-                let key = String(cString: sqlite3_column_text(handle, 0))
-                let count = Int(sqlite3_column_bytes(handle, 1))
-                let bytes = sqlite3_column_blob(handle, 1)
-                try body(key, UnsafeRawBufferPointer(start: bytes, count: count))
+                let key = UnsafeRawBufferPointer(start: sqlite3_column_text(handle, 0), count: Int(sqlite3_column_bytes(handle, 0)))
+                let value = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 1), count: Int(sqlite3_column_bytes(handle, 1)))
+                try body(key, value)
             }
         }
     }

@@ -6,13 +6,21 @@ public protocol DurableStore: AnyObject, Sendable {
     /// Applies `changes` in one transaction, in order: all of them or none. When it returns they are on disk
     /// (a crash of the process cannot lose them).
     func write(_ changes: some Sequence<DurableChange>) throws(DurableStoreError)
-    /// Calls `body` with every entry of `space` in key order (byte order of the keys' UTF-8), and with the value's
-    /// bytes, valid only during the call.
-    func scan(_ space: String, _ body: (_ key: String, _ value: UnsafeRawBufferPointer) throws -> Void) throws
+    /// Calls `body` with every entry of `space` in key order (byte order of the keys' UTF-8): the key's UTF-8 and
+    /// the value's bytes, both valid only during the call.
+    func scanBytes(_ space: String, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void) throws
     /// The spaces that hold entries and whose names start with `prefix`, sorted.
     func spaces(prefix: String) throws(DurableStoreError) -> [String]
     /// Where the emulators keep what is better kept as files (Storage's object bytes), one subfolder each.
     var filesFolder: String { get }
+}
+
+extension DurableStore {
+    /// Calls `body` with every entry of `space` in key order: the key, and the value's bytes, valid only during
+    /// the call.
+    public func scan(_ space: String, _ body: (_ key: String, _ value: UnsafeRawBufferPointer) throws -> Void) throws {
+        try scanBytes(space) { key, value in try body(String(decoding: key, as: UTF8.self), value) }
+    }
 }
 
 /// One change to a `DurableStore`.

@@ -133,8 +133,8 @@ final class RefusingStore: DurableStore {
         try base.write(changes)
     }
 
-    func scan(_ space: String, _ body: (_ key: String, _ value: UnsafeRawBufferPointer) throws -> Void) throws {
-        try base.scan(space, body)
+    func scanBytes(_ space: String, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void) throws {
+        try base.scanBytes(space, body)
     }
 
     func spaces(prefix: String) throws(DurableStoreError) -> [String] { try base.spaces(prefix: prefix) }

@@ -108,6 +108,39 @@ final class DatabaseState {
         forgetTombstones(before: horizon)
     }
 
+    /// Adds `documents`, none of which the database holds yet, each as of its update time (a restart reading a
+    /// data folder). Documents of one collection that come one after another are added in one step: the
+    /// collection and its ancestors' counts are looked up once for the run, not once per document.
+    func load(_ documents: [Document]) {
+        var start = 0
+        while start < documents.count {
+            let first = documents[start].path
+            let parent = first.parent
+            var end = start + 1
+            while end < documents.count, documents[end].path.segments.count == first.segments.count,
+                documents[end].path.segments.dropLast().elementsEqual(parent.segments)
+            {
+                end += 1
+            }
+            register(parent)
+            var collection = collections.removeValue(forKey: parent)!
+            collection.entries.reserveCapacity(collection.entries.count + end - start)
+            var added = 0
+            for document in documents[start..<end] {
+                let id = document.path.lastSegment ?? ""
+                guard collection.entries[id] == nil else { continue }
+                collection.entries[id] = DocumentEntry(time: document.updateTime, document: document)
+                collection.ids.insert(id)
+                added += 1
+            }
+            collection.revision = Self.revisions.add(1, ordering: .relaxed).newValue
+            collections[parent] = collection
+            documentCount += added
+            if added > 0 { adjustAncestors(of: first, by: added) }
+            start = end
+        }
+    }
+
     /// Records a version of document `id` in `collection` (one dictionary access); returns the previous one.
     private static func record(
         _ document: Document?, id: String, time: Timestamp, horizon: Timestamp, in collection: inout CollectionState
@@ -205,7 +238,7 @@ final class DatabaseState {
                 let count = (subtreeCounts[prefix] ?? 0) + delta
                 subtreeCounts[prefix] = count > 0 ? count : nil
                 let parent = prefix.parent
-                if count == 1, delta > 0 {
+                if delta > 0, count == delta {
                     childCollections[parent, default: []].insert(prefix.lastSegment ?? "")
                 } else if count == 0 {
                     childCollections[parent]?.remove(prefix.lastSegment ?? "")

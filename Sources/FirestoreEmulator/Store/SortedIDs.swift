@@ -27,8 +27,11 @@ struct SortedIDs: Sendable, Sequence {
             count = 1
             return true
         }
-        let chunkIndex = self.chunkIndex(for: id)
-        let position = Self.lowerBound(of: id, in: chunks[chunkIndex])
+        // Ids that come in order (a restart, an import, increasing ids) go on the end without a search.
+        let last = chunks.count - 1
+        let appends = Self.precedes(chunks[last][chunks[last].count - 1], id)
+        let chunkIndex = appends ? last : self.chunkIndex(for: id)
+        let position = appends ? chunks[last].count : Self.lowerBound(of: id, in: chunks[chunkIndex])
         if position < chunks[chunkIndex].count, chunks[chunkIndex][position] == id { return false }
         chunks[chunkIndex].insert(id, at: position)
         count += 1
