@@ -42,6 +42,8 @@ public final class DataDirectory: DurableStore {
         let descriptor = try Self.acquireLock(in: folder)
         var configuration = Configuration()
         configuration.label = "hearth data"
+        // The checkpointing connection may hold a lock for a moment: wait for it rather than fail a write.
+        configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA mmap_size = 1073741824")
         }

@@ -5,7 +5,7 @@
 public struct KeptRules: Sendable, Equatable {
     /// The rules files as loaded: name and content.
     public var files: [File]
-    /// What the emulator's rules file held when these rules were loaded (`nil`: it had none).
+    /// What the emulator's rules files held when these rules were loaded (`nil`: it had none).
     public var fileText: String?
 
     /// One file of rules.
@@ -14,11 +14,14 @@ public struct KeptRules: Sendable, Equatable {
         public var name: String
         /// Its text.
         public var content: String
+        /// What its rules are for, when the emulator takes several files (a Storage bucket).
+        public var resource: String?
 
-        /// A file named `name` holding `content`.
-        public init(name: String, content: String) {
+        /// A file named `name` holding `content` (for `resource`).
+        public init(name: String, content: String, resource: String? = nil) {
             self.name = name
             self.content = content
+            self.resource = resource
         }
     }
 
@@ -36,7 +39,9 @@ public struct KeptRules: Sendable, Equatable {
     /// The change that keeps these rules as the entry `key` of `space`.
     public func change(space: String, key: String) -> DurableChange {
         let json: JSONValue = [
-            "files": .array(files.map { ["name": .string($0.name), "content": .string($0.content)] }),
+            "files": .array(files.map {
+                ["name": .string($0.name), "content": .string($0.content), "resource": $0.resource.map(JSONValue.string) ?? .null]
+            }),
             "fileText": fileText.map(JSONValue.string) ?? .null,
         ]
         return .put(space: space, key: key, value: Array(json.serialized().utf8))
@@ -54,7 +59,7 @@ public struct KeptRules: Sendable, Equatable {
                         guard let name = file["name"]?.stringValue, let content = file["content"]?.stringValue else {
                             throw DurableStoreError("\(space)/\(key): not rules")
                         }
-                        return File(name: name, content: content)
+                        return File(name: name, content: content, resource: file["resource"]?.stringValue)
                     },
                     fileText: json["fileText"]?.stringValue)
             }

@@ -39,7 +39,7 @@ public final class StorageEmulator: ServedEmulator {
         self.projectID = projectID
         store = try ObjectStore(durable: durable)
         self.clock = clock
-        rules = StorageRules(documents: documents ?? NoRulesData(), logger: logger)
+        rules = StorageRules(documents: documents ?? NoRulesData(), logger: logger, durable: durable)
         var files: [(path: String, bucket: String?)] = bucketRulesFiles.sorted { $0.key < $1.key }.map { ($0.value, $0.key) }
         if let rulesFile { files.insert((rulesFile, nil), at: 0) }
         if !files.isEmpty {
@@ -54,6 +54,7 @@ public final class StorageEmulator: ServedEmulator {
                 throw StorageRulesFileError(path: files.map(\.path).joined(separator: ", "), messages: errors.map(\.description))
             }
         }
+        try rules.restoreKept()
         let api = StorageAPI(
             store: store, uploads: uploads, rules: rules, clock: clock, maxUploadSize: maxUploadSize, logger: logger)
         server = EmulatorServer(

@@ -196,3 +196,29 @@ struct AccessTests {
         #expect(rules.canWrite(DatabasePath("/a/.priority"), oldRoot: old, newRoot: new, auth: nil, now: 0))
     }
 }
+
+@Suite("database.rules.json: expressions too deep or too long")
+struct ExpressionLimitTests {
+    @Test func nestingPastTheLimitIsAnErrorNotACrash() throws {
+        for opening in ["(", "[", "!", "-"] {
+            let text = String(repeating: opening, count: 10_000) + "true"
+            #expect(throws: DatabaseRulesError.self) {
+                try DatabaseRuleSet(source: #"{"rules": {".read": "\#(text)"}}"#)
+            }
+        }
+        let nested = String(repeating: "(", count: 60) + "true" + String(repeating: ")", count: 60)
+        #expect(try DatabaseRuleSet(source: #"{"rules": {".read": "\#(nested)"}}"#).canRead("/x"))
+    }
+
+    @Test func chainsPastTheLimitAreAnErrorNotACrash() throws {
+        for (term, op) in [("1", " + "), ("true", " && "), ("true", " || "), ("1", " * "), ("1", " == ")] {
+            let chain = Array(repeating: term, count: 20_000).joined(separator: op)
+            #expect(throws: DatabaseRulesError.self) { try DatabaseRuleSet(source: #"{"rules": {".read": "\#(chain)"}}"#) }
+        }
+        let sum = Array(repeating: "1", count: 900).joined(separator: " + ")
+        let all = Array(repeating: "true", count: 90).joined(separator: " && ")
+        let rules = try DatabaseRuleSet(source: #"{"rules": {".read": "\#(sum) > 0", ".write": "\#(all)"}}"#)
+        #expect(rules.canRead("/x"))
+        #expect(rules.canSet("/x", 1))
+    }
+}

@@ -75,6 +75,25 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("storage").path).count == 1)
     }
 
+    @Test func rulesLoadedThroughTheAPIAreKept() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let open = "rules_version = '2'; service firebase.storage { match /b/{bucket}/o/{path=**} { allow read: if true; } }"
+        try await Self.withEmulator(folder) { _, client in
+            _ = try await Self.upload(client, "public.txt", "hello")
+            let body: JSONValue = ["rules": ["files": [["name": "storage.rules", "content": .string(open)]]]]
+            var headers = Self.owner
+            headers[.contentType] = "application/json"
+            let loaded = try await client.send(.put, "/internal/setRules", headers: headers, body: body.serialized())
+            #expect(loaded.status == 200, "\(loaded.body)")
+        }
+        try await Self.withEmulator(folder) { _, client in
+            // Without rules every request but an admin's is refused: the kept rules let this one read.
+            let read = try await client.send(.get, "/v0/b/app/o/public.txt?alt=media")
+            #expect(read.status == 200, "\(read.body)")
+        }
+    }
+
     @Test func importsRestoresAndResetsAreKept() async throws {
         let folder = try temporaryFolder()
         let export = try temporaryFolder()

@@ -4,6 +4,16 @@ struct RuleParser {
     private(set) var lexer: RuleLexer
     private(set) var token: RuleToken
     let scope: RuleScope
+    /// How many parenthesized expressions, lists, conditionals and prefix operators the parser is inside of now.
+    private var nesting = 0
+    /// How many binary operators the expression has so far.
+    private var operators = 0
+
+    /// The deepest nesting of parentheses, lists, conditionals and prefix operators an expression may have: far
+    /// more than a real rule needs, and little enough that parsing never runs out of stack.
+    static let maximumNesting = 64
+    /// The most binary operators one expression may have: a chain of them is as deep a tree to evaluate.
+    static let maximumOperators = 1000
 
     /// Compiles `text` (a `.read`, `.write` or `.validate` string) in `scope`.
     static func compile(_ text: RulesJSON.Text, scope: RuleScope) throws(DatabaseRulesError) -> RuleExpression {
@@ -61,8 +71,11 @@ struct RuleParser {
     // MARK: Operators, loosest first
 
     mutating func parseConditional() throws(DatabaseRulesError) -> TypedExpression {
+        try enter()
+        defer { nesting -= 1 }
         let condition = try parseOr()
         guard isSymbol("?") else { return condition }
+        try countOperator()
         try require(condition, in: [.boolean], for: "?:")
         try advance()
         let then = try parseConditional()
@@ -76,6 +89,7 @@ struct RuleParser {
     private mutating func parseOr() throws(DatabaseRulesError) -> TypedExpression {
         var lhs = try parseAnd()
         while isSymbol("||") {
+            try countOperator()
             try advance()
             let rhs = try parseAnd()
             try require(lhs, in: [.boolean], for: "||")
@@ -88,6 +102,7 @@ struct RuleParser {
     private mutating func parseAnd() throws(DatabaseRulesError) -> TypedExpression {
         var lhs = try parseEquality()
         while isSymbol("&&") {
+            try countOperator()
             try advance()
             let rhs = try parseEquality()
             try require(lhs, in: [.boolean], for: "&&")
@@ -100,6 +115,7 @@ struct RuleParser {
     private mutating func parseEquality() throws(DatabaseRulesError) -> TypedExpression {
         var lhs = try parseRelational()
         while case .symbol(let symbol) = token.kind, let op = BinaryOperator(rawValue: symbol), op == .equal || op == .notEqual {
+            try countOperator()
             try advance()
             let rhs = try parseRelational()
             lhs = TypedExpression(expression: .binary(op, lhs.expression, rhs.expression), type: .boolean, start: lhs.start)
@@ -112,6 +128,7 @@ struct RuleParser {
         while case .symbol(let symbol) = token.kind, let op = BinaryOperator(rawValue: symbol),
             [.less, .lessOrEqual, .greater, .greaterOrEqual].contains(op)
         {
+            try countOperator()
             try advance()
             let rhs = try parseAdditive()
             try require(lhs, in: [.number, .string], for: symbol)
@@ -124,6 +141,7 @@ struct RuleParser {
     private mutating func parseAdditive() throws(DatabaseRulesError) -> TypedExpression {
         var lhs = try parseMultiplicative()
         while case .symbol(let symbol) = token.kind, symbol == "+" || symbol == "-" {
+            try countOperator()
             try advance()
             let rhs = try parseMultiplicative()
             let type: StaticType
@@ -148,6 +166,7 @@ struct RuleParser {
         while case .symbol(let symbol) = token.kind, let op = BinaryOperator(rawValue: symbol),
             [.multiply, .divide, .remainder].contains(op)
         {
+            try countOperator()
             try advance()
             let rhs = try parseUnary()
             try require(lhs, in: [.number], for: symbol)
@@ -157,17 +176,40 @@ struct RuleParser {
         return lhs
     }
 
+    /// Counts one more binary operator, refusing the expression past `maximumOperators`.
+    private mutating func countOperator() throws(DatabaseRulesError) {
+        guard operators < Self.maximumOperators else {
+            throw error("The expression is too long (more than \(Self.maximumOperators) operators).", at: token.start)
+        }
+        operators += 1
+    }
+
+    /// Counts one more level of nesting, refusing the expression past `maximumNesting`.
+    private mutating func enter() throws(DatabaseRulesError) {
+        guard nesting < Self.maximumNesting else {
+            throw error("The expression is nested too deeply (more than \(Self.maximumNesting) levels).", at: token.start)
+        }
+        nesting += 1
+    }
+
+    /// The operand of a prefix operator: one level deeper.
+    private mutating func parseOperandOfPrefix() throws(DatabaseRulesError) -> TypedExpression {
+        try enter()
+        defer { nesting -= 1 }
+        return try parseUnary()
+    }
+
     private mutating func parseUnary() throws(DatabaseRulesError) -> TypedExpression {
         let start = token.start
         if isSymbol("!") {
             try advance()
-            let operand = try parseUnary()
+            let operand = try parseOperandOfPrefix()
             try require(operand, in: [.boolean], for: "!")
             return TypedExpression(expression: .not(operand.expression), type: .boolean, start: start)
         }
         if isSymbol("-") {
             try advance()
-            let operand = try parseUnary()
+            let operand = try parseOperandOfPrefix()
             try require(operand, in: [.number], for: "-")
             if case .literal(.number(let number)) = operand.expression {
                 return TypedExpression(expression: .literal(.number(-number)), type: .number, start: start)

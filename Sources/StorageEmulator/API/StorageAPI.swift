@@ -55,7 +55,7 @@ struct StorageAPI: Sendable {
                 }
                 parsed.append(StorageRules.File(name: name, content: content, bucket: bucket))
             }
-            let errors = rules.setRules(parsed).filter { $0.severity == .error }
+            let errors = try rules.load(parsed).filter { $0.severity == .error }
             guard errors.isEmpty else {
                 logger.warning("storage: rules not updated: \(errors.map(\.description).joined(separator: "; "))")
                 return .json(

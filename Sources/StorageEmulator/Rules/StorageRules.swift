@@ -29,10 +29,42 @@ final class StorageRules: Sendable {
     private let documents: any RulesDataSource
     private let logger: Logger
 
-    /// Rules with nothing loaded, reading Firestore documents from `documents`.
-    init(documents: any RulesDataSource, logger: Logger) {
+    /// Where rules loaded through the API are kept across restarts (`--data-dir`), if anywhere.
+    private let durable: (any DurableStore)?
+    /// The space and key of the kept rules (one set: a load replaces every bucket's rules).
+    private static let kept = (space: "storage-rules", key: "rules")
+
+    /// Rules with nothing loaded, reading Firestore documents from `documents`; with `durable`, rules loaded
+    /// through the API are kept there.
+    init(documents: any RulesDataSource, logger: Logger, durable: (any DurableStore)? = nil) {
         self.documents = documents
         self.logger = logger
+        self.durable = durable
+    }
+
+    /// Loads `files` through the API (`PUT /internal/setRules`): as `setRules`, and kept in the data folder
+    /// when they compile.
+    func load(_ files: [File]) throws(DurableStoreError) -> [Diagnostic] {
+        let diagnostics = setRules(files)
+        if let durable, !diagnostics.contains(where: { $0.severity == .error }) {
+            let kept = KeptRules(
+                files: files.map { KeptRules.File(name: $0.name, content: $0.content, resource: $0.bucket) }, fileText: watchedText)
+            try durable.write([kept.change(space: Self.kept.space, key: Self.kept.key)])
+        }
+        return diagnostics
+    }
+
+    /// Brings back the rules loaded through the API before a restart, unless the rules files changed since.
+    func restoreKept() throws(DurableStoreError) {
+        guard let durable, let kept = try KeptRules.all(in: durable, space: Self.kept.space)[Self.kept.key],
+            kept.applies(withFileText: watchedText)
+        else { return }
+        setRules(kept.files.map { File(name: $0.name, content: $0.content, bucket: $0.resource) })
+    }
+
+    /// The watched rules files' texts, as one string (`nil` without files).
+    private var watchedText: String? {
+        loaded.withLock { $0.watched?.files.texts.joined(separator: "\u{0}") }
     }
 
     /// Compiles `files` and, if none has errors, makes them the rules of every bucket (a file without a
