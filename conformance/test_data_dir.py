@@ -82,6 +82,28 @@ def test_the_data_dir_key_of_emulator_json_is_the_same_as_the_option(tmp_path):
         second.stop()
 
 
+def test_an_import_seeds_a_new_data_dir_only(tmp_path):
+    seed = tmp_path / "seed"
+    seed.mkdir()
+    (seed / f"{PROJECT}-default-rtdb.json").write_text('{"seeded": true}')
+    args = ("--only", "database", "--data-dir", "data", "--import", "seed")
+    first = Hearth(tmp_path, *args)
+    database = f"{first.urls['database']}/.json?ns={PROJECT}-default-rtdb"
+    try:
+        assert requests.get(database, headers=OWNER).json() == {"seeded": True}
+        assert requests.patch(database, headers=OWNER, json={"written": 1}).status_code == 200
+    finally:
+        first.stop(signal.SIGKILL)
+    second = Hearth(tmp_path, *args)
+    try:
+        # The folder is newer than the seed: importing it again would undo the write.
+        assert any("Skipping the import of seed" in line for line in second.process.stdout_lines), second.process.output()
+        answer = requests.get(f"{second.urls['database']}/.json?ns={PROJECT}-default-rtdb", headers=OWNER)
+        assert answer.json() == {"seeded": True, "written": 1}
+    finally:
+        second.stop()
+
+
 class Writers:
     """Writers of every emulator through the official clients, each recording what was acknowledged."""
 

@@ -7,6 +7,8 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A data folder (`--data-dir`): the suite's durable state in one SQLite database, `hearth.sqlite`, in WAL mode
@@ -48,8 +50,8 @@ public final class DataDirectory: DurableStore {
             try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA mmap_size = 1073741824")
         }
         do {
-            queue = try DatabaseQueue(path: folder + "/hearth.sqlite", configuration: configuration)
-            checkpointer = try DatabaseQueue(path: folder + "/hearth.sqlite", configuration: configuration)
+            queue = try DatabaseQueue(path: folder + "/" + Self.databaseName, configuration: configuration)
+            checkpointer = try DatabaseQueue(path: folder + "/" + Self.databaseName, configuration: configuration)
             try queue.write { db in
                 try db.execute(
                     sql: """
@@ -59,7 +61,7 @@ public final class DataDirectory: DurableStore {
                         """)
             }
         } catch {
-            Glibc.close(descriptor)
+            closeDescriptor(descriptor)
             throw DurableStoreError("the data directory \(folder) cannot be opened: \(error)")
         }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "hearth data checkpoints", qos: .utility))
@@ -89,7 +91,7 @@ public final class DataDirectory: DurableStore {
             try? checkpointer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
             try? checkpointer.close()
             try? queue.close()
-            Glibc.close(descriptor)
+            closeDescriptor(descriptor)
             open = nil
         }
     }
@@ -105,7 +107,7 @@ public final class DataDirectory: DurableStore {
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let holder = (try? String(contentsOfFile: lockPath, encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            Glibc.close(descriptor)
+            closeDescriptor(descriptor)
             throw DurableStoreError(
                 "the data directory \(folder) is in use by another hearth process"
                     + (holder.isEmpty ? "" : " (pid \(holder))") + "; stop it or choose another data directory")
@@ -115,6 +117,14 @@ public final class DataDirectory: DurableStore {
         _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         return descriptor
     }
+
+    /// Whether a data folder has been opened at `path` before (its database exists).
+    public static func holdsData(at path: String) -> Bool {
+        FileManager.default.fileExists(atPath: URL(fileURLWithPath: path).standardizedFileURL.path + "/" + databaseName)
+    }
+
+    /// The database file's name in the folder.
+    private static let databaseName = "hearth.sqlite"
 
     public var filesFolder: String { path }
 
@@ -153,8 +163,8 @@ public final class DataDirectory: DurableStore {
     private static func run(_ statement: Statement, _ space: String, _ key: String?, _ value: [UInt8]?) throws {
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)
-        sqlite3_bind_text(handle, 1, space, -1, transient)
-        if let key { sqlite3_bind_text(handle, 2, key, -1, transient) }
+        bind(space, at: 1, in: handle)
+        if let key { bind(key, at: 2, in: handle) }
         if let value {
             value.withUnsafeBytes { bytes in
                 // A zero-length blob still needs a non-null pointer, or SQLite stores NULL.
@@ -167,11 +177,21 @@ public final class DataDirectory: DurableStore {
         }
     }
 
+    /// Binds `text` as UTF-8 of its full length: a NUL inside it is kept (SQLite would stop there otherwise).
+    private static func bind(_ text: String, at index: Int32, in handle: OpaquePointer?) {
+        var text = text
+        text.withUTF8 { utf8 in
+            _ = sqlite3_bind_text(
+                handle, index, UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self),
+                Int32(utf8.count), transient)
+        }
+    }
+
     public func scanBytes(_ space: String, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void) throws {
         try queue.read { db in
             let statement = try db.makeStatement(sql: "SELECT key, value FROM entries WHERE space = ? ORDER BY key")
             let handle = statement.sqliteStatement
-            sqlite3_bind_text(handle, 1, space, -1, Self.transient)
+            Self.bind(space, at: 1, in: handle)
             while true {
                 let code = sqlite3_step(handle)
                 if code == SQLITE_DONE { break }
@@ -196,7 +216,7 @@ public final class DataDirectory: DurableStore {
                 while let space = try String.fetchOne(
                     db, sql: first ? "SELECT space FROM entries WHERE space >= ? ORDER BY space LIMIT 1"
                         : "SELECT space FROM entries WHERE space > ? ORDER BY space LIMIT 1",
-                    arguments: [after]), space.hasPrefix(prefix)
+                    arguments: [after]), space.utf8.starts(with: prefix.utf8)
                 {
                     result.append(space)
                     after = space
@@ -211,4 +231,9 @@ public final class DataDirectory: DurableStore {
 
     /// SQLite copies what is bound (`SQLITE_TRANSIENT`).
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
+
+/// Closes a file descriptor (a free function: inside `DataDirectory`, `close` is its own method).
+private func closeDescriptor(_ descriptor: Int32) {
+    _ = close(descriptor)
 }

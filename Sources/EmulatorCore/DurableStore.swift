@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where an emulator keeps its state across restarts (`--data-dir`): named spaces of entries (a key and bytes),
 /// written in atomic batches that survive the process being killed once `write` returns. Emulators write what
 /// each acknowledged change leaves behind, under their own lock and before they answer, and read their spaces
@@ -45,4 +47,21 @@ public struct DurableStoreError: Error, Sendable, CustomStringConvertible {
 
     /// The message.
     public var description: String { message }
+}
+
+/// Names of spaces and keys in a `DurableStore` built from ids clients chose (projects, tenants, buckets, objects).
+public enum DurableName {
+    /// `text` as one segment of a name: every character but ASCII letters, digits and a few marks is
+    /// percent-encoded (`/` and `%` among them), so a name is ASCII, its segments split apart exactly at `/`,
+    /// and any text reads back.
+    public static func segment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    /// The texts of the segments of `name` (the part of a name after its fixed prefix), split at `/`.
+    public static func segments(of name: Substring) -> [String] {
+        name.split(separator: "/", omittingEmptySubsequences: false).map { $0.removingPercentEncoding ?? String($0) }
+    }
+
+    private static let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/%"))
 }

@@ -176,6 +176,11 @@ public final class Suite: Sendable {
         dataDirectory?.close()
     }
 
+    /// Whether the data folder at `path` holds a suite's state already (it has been started on before).
+    public static func dataDirectoryHoldsData(_ path: String) -> Bool {
+        DataDirectory.holdsData(at: path)
+    }
+
     /// `$TMPDIR/hub-<projectId>.json`, as firebase-tools writes it for other tools to find the hub.
     public var locatorPath: String { Self.locatorPath(projectID: config.projectID) }
 

@@ -101,6 +101,13 @@ struct SuiteOptions: ParsableArguments {
         }
         MallocTuning.apply()
         DescriptorLimit.raise()
+        // A data folder that already holds data is the newer state: importing over it would undo every write
+        // since the import that seeded it. The import seeds a new folder only.
+        var importFolder = folders.import
+        if let folder = importFolder, let data = config.dataDirectory, Suite.dataDirectoryHoldsData(data) {
+            messages.write(Data("Skipping the import of \(folder): the data directory \(data) already holds data (remove it to import again)\n".utf8))
+            importFolder = nil
+        }
         let suite: Suite
         do {
             suite = try Suite(config: config, logger: logger) { message in
@@ -109,7 +116,7 @@ struct SuiteOptions: ParsableArguments {
         } catch {
             throw CleanExit.failure("hearth: \(error)")
         }
-        if let importFolder = folders.import {
+        if let importFolder {
             do {
                 let job = try suite.importData(from: importFolder)
                 try await TransferDisplay(transfer: job.transfer, output: messages).show { try await job.run() }

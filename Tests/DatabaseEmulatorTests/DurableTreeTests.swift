@@ -44,6 +44,8 @@ import Testing
             _ = try await client.execute(uri: "/n.json?ns=a", method: .put, body: ByteBuffer(string: "1"))
             _ = try await client.execute(uri: "/n.json?ns=a", method: .put, body: ByteBuffer(string: #"{".sv":{"increment":41}}"#))
             _ = try await client.execute(uri: "/other.json?ns=b", method: .put, body: ByteBuffer(string: #""x""#))
+            // A key that starts with a combining mark: after a '/', text would join the two into one character.
+            _ = try await client.execute(uri: "/marks/%CC%81x.json?ns=a", method: .put, body: ByteBuffer(string: "7"))
         }
         #expect(before["a"]?.contains(#""age":37"#) == true)
         try await withEmulator(on: folder) { client, _ in
@@ -51,6 +53,8 @@ import Testing
             let b = try await export(client, ns: "b")
             #expect(a == before["a"] && b == before["b"])
             #expect(a.contains(#""n":42"#))
+            let mark = try await client.execute(uri: "/marks/%CC%81x.json?ns=a", method: .get)
+            #expect(String(buffer: mark.body) == "7")
         }
     }
 

@@ -188,7 +188,7 @@ import Testing
             "time": .timestamp(seconds: -62_135_596_800, nanos: 0), "micros": .timestamp(seconds: 1_700_000_000, nanos: 123_456_000),
             "geo": .geoPoint(latitude: -90, longitude: 180), "reference": .reference("projects/demo/databases/named/documents/a/__id7__/b/c"),
             "list": .array([.integer(1), .map(["x": .array([])]), .null, .string("s")]), "noList": .array([]),
-            "map": .map(["a.b": .map(["`c`": .map(["d": .integer(1)])]), "": .boolean(false)]), "noMap": .map([:]),
+            "map": .map(["a.b": .map(["`c`": .map(["d": .integer(1)])]), " ": .boolean(false)]), "noMap": .map([:]),
             "vector": .map(["__type__": .string("__vector__"), "value": .array([.double(1), .double(2.5)])]),
         ]
         let document = Document(

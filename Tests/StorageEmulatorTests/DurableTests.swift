@@ -59,6 +59,8 @@ import Testing
         // What a crash leaves: an upload in progress, or the bytes of an object replaced or deleted just before.
         let orphan = folder.appendingPathComponent("storage/\(UUID().uuidString)")
         try Data("orphan".utf8).write(to: orphan)
+        let mine = folder.appendingPathComponent("storage/notes.txt")
+        try Data("not a blob".utf8).write(to: mine)
         let before = try #require(views.withLock { $0 })
         #expect(before.metadata.contains("alice"))
         try await Self.withEmulator(folder) { emulator, client in
@@ -72,7 +74,8 @@ import Testing
             #expect(try await client.send(.get, "/v0/b/app/o/docs%2Fb.txt", headers: Self.owner).status == 404)
         }
         #expect(!FileManager.default.fileExists(atPath: orphan.path))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("storage").path).count == 1)
+        #expect(FileManager.default.fileExists(atPath: mine.path), "a file not named as a blob stays")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("storage").path).count == 2)
     }
 
     @Test func rulesLoadedThroughTheAPIAreKept() async throws {

@@ -30,12 +30,7 @@ enum DurableAuth {
         projectSpace(projectID) + "/" + usersSegment + (tenantID.map { "/" + encoded($0) } ?? "")
     }
 
-    /// `text` with every character a path segment may not hold (`/`, `%` among them) percent-encoded.
-    private static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: segmentCharacters) ?? text
-    }
-
-    private static let segmentCharacters = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/%"))
+    private static func encoded(_ text: String) -> String { DurableName.segment(text) }
 
     // MARK: Changes
 
@@ -138,8 +133,7 @@ enum DurableAuth {
         let decoder = JSONDecoder()
         // A project's own space sorts before its users' spaces: its tenants are known before their users are read.
         for space in try durable.spaces(prefix: prefix) {
-            let parts = space.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-                .map { $0.removingPercentEncoding ?? String($0) }
+            let parts = DurableName.segments(of: space.dropFirst(prefix.count))
             guard parts.count == 1 || (parts.count <= 3 && parts[1] == usersSegment) else {
                 throw DurableStoreError("\(space): not an Auth space")
             }

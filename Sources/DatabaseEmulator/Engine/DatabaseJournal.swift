@@ -4,8 +4,8 @@ import Foundation
 
 /// How one namespace's tree sits in a data folder (`--data-dir`), in its space `database/<namespace>`: the
 /// entry `tree` holds the tree as it was at some point (export JSON, priorities kept), and the entries
-/// `write/<sequence>` the writes since, in order, each the nodes it put at each path (server values already
-/// resolved), so that replaying them gives the tree every acknowledged write made.
+/// `write/<sequence>` the writes since, in order, each the nodes it put at each path (its keys; server values
+/// already resolved), so that replaying them gives the tree every acknowledged write made.
 ///
 /// Writes cost what they write, not what the tree holds: once the journal outgrows the tree (and 1 MiB), the
 /// next write stores the whole tree instead and empties the journal, in one transaction.
@@ -41,10 +41,12 @@ struct DatabaseJournal: Sendable {
                     case .array(let writes) = json
                 else { throw DurableStoreError("unexpected entry '\(key)'") }
                 for write in writes {
-                    guard case .array(let pair) = write, pair.count == 2, case .string(let path) = pair[0] else {
+                    guard case .array(let pair) = write, pair.count == 2, case .array(let keys) = pair[0] else {
                         throw DurableStoreError("\(key): not a write")
                     }
-                    root.set(try DataNode(json: pair[1]), at: DatabasePath(path))
+                    let path = keys.compactMap(\.stringValue)
+                    guard path.count == keys.count else { throw DurableStoreError("\(key): not a write") }
+                    root.set(try DataNode(json: pair[1]), at: DatabasePath(keys: path))
                 }
                 journal.next = sequence + 1
                 journal.journalBytes += bytes.count
@@ -72,7 +74,9 @@ struct DatabaseJournal: Sendable {
     /// Records a write that put each node at its path and left the tree as `root`: as a journal entry, or, when
     /// the journal has outgrown the tree, as the tree itself.
     mutating func record(_ writes: [(path: DatabasePath, node: DataNode)], root: DataNode) throws(DatabaseError) {
-        let entry = Array(JSONValue.array(writes.map { .array([.string($0.path.description), $0.node.exportJSON]) }).serialized().utf8)
+        // Paths as their keys: a key may hold what a path's text would not split back into the same keys.
+        let entry = Array(
+            JSONValue.array(writes.map { .array([.array($0.path.keys.map(JSONValue.string)), $0.node.exportJSON]) }).serialized().utf8)
         if journalBytes + entry.count > max(1 << 20, treeBytes) {
             try replace(root)
             return

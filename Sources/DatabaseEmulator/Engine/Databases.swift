@@ -15,6 +15,8 @@ final class Databases: Sendable {
     private let databases = Mutex<[String: Database]>([:])
     private let watched: (files: WatchedFiles, namespaces: [[String]])?
     private let durable: (any DurableStore)?
+    /// Held while rules loaded through the API are kept and put in force.
+    private let loading = Mutex(())
 
     /// The databases of `projectID`; `rulesFiles` maps each rules file to the namespaces it governs. With
     /// `durable`, the namespaces it holds come back with their trees, and every write is recorded there.
@@ -123,11 +125,14 @@ final class Databases: Sendable {
     /// kept (the rules in force then stay).
     func loadRules(_ source: String, namespace: String) throws {
         let rules = try DatabaseRuleSet(source: source)
-        if let durable {
-            let kept = KeptRules(files: [KeptRules.File(name: "database.rules.json", content: source)], fileText: fileText(of: namespace))
-            try durable.write([kept.change(space: Self.keptSpace, key: namespace)])
+        // Kept, then put in force, one load at a time: the rules kept are the rules in force.
+        try loading.withLock { _ in
+            if let durable {
+                let kept = KeptRules(files: [KeptRules.File(name: "database.rules.json", content: source)], fileText: fileText(of: namespace))
+                try durable.write([kept.change(space: Self.keptSpace, key: namespace)])
+            }
+            database(namespace).setRules(rules)
         }
-        database(namespace).setRules(rules)
     }
 
     /// The text of the rules file that governs `namespace`, if one does.

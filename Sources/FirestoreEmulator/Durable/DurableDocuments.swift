@@ -2,7 +2,8 @@ import Dispatch
 import EmulatorCore
 
 /// How the Firestore emulator's documents sit in a data folder: one space per database,
-/// `firestore/<project>/<database>`, one entry per existing document keyed by its path (`rooms/a/messages/m1`)
+/// `firestore/<project>/<database>` (each percent-encoded), one entry per existing document keyed by its path
+/// (`rooms/a/messages/m1`: ids hold no `/`)
 /// holding `DocumentCodec`'s bytes. Only the current state is kept: reads at an earlier `read_time` see
 /// no history from before a restart.
 enum DurableDocuments {
@@ -10,7 +11,7 @@ enum DurableDocuments {
 
     /// The space of `database`.
     static func space(of database: DatabaseName) -> String {
-        prefix + database.project + "/" + database.database
+        prefix + DurableName.segment(database.project) + "/" + DurableName.segment(database.database)
     }
 
     /// The change that records `document` at `path` (its removal when `nil`).
@@ -28,9 +29,9 @@ enum DurableDocuments {
         var databases: [DatabaseName: DatabaseState] = [:]
         var lastTime = Timestamp(seconds: 0, nanos: 0)
         for space in try durable.spaces(prefix: prefix) {
-            let parts = space.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+            let parts = DurableName.segments(of: space.dropFirst(prefix.count))
             guard parts.count == 2 else { throw DurableStoreError("\(space): not a Firestore database's space") }
-            let name = DatabaseName(project: String(parts[0]), database: String(parts[1]))
+            let name = DatabaseName(project: parts[0], database: parts[1])
             let database = DatabaseState(name: name)
             var pending: [DecodedBatch] = []
             /// Adds the oldest batch once decoded.

@@ -1,3 +1,4 @@
+import EmulatorCore
 import Foundation
 import FirestoreWire
 import SwiftProtobuf
@@ -168,7 +169,21 @@ enum EntityCodec {
         guard entity.hasKey, !entity.key.path.element.isEmpty else { throw Malformed(reason: "the record has no key path") }
         let database = try self.database(entity.key.hasDatabaseID ? entity.key.databaseID : nil, project: project)
         let path = try self.path(entity.key.path.element.map { ($0.type, $0.hasName ? $0.name : nil, $0.id) })
-        return (database, path, try fields(of: entity, project: project))
+        let fields = try fields(of: entity, project: project)
+        try check(Document(path: path, fields: fields, createTime: Timestamp(seconds: 0, nanos: 0), updateTime: Timestamp(seconds: 0, nanos: 0)), in: database)
+        return (database, path, fields)
+    }
+
+    /// Refuses what a write would refuse (ids, nesting, sizes, a database id with `/`): an import holds only
+    /// documents clients could have written.
+    private static func check(_ document: Document, in database: DatabaseName) throws {
+        guard !database.database.contains("/") else { throw Malformed(reason: "the database id '\(database.database)' holds '/'") }
+        do throws(APIError) {
+            for segment in document.path.segments { try DocumentPath.validateID(segment) }
+            try DocumentLimits.validate(document, in: database)
+        } catch {
+            throw Malformed(reason: error.message)
+        }
     }
 
     /// The database a key or reference names (`(default)` when it names none).

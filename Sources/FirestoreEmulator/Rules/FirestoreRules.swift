@@ -14,6 +14,8 @@ final class FirestoreRules: Sendable {
     }
 
     private let loaded = Mutex(Loaded())
+    /// Held while rules loaded through the API are kept and put in force.
+    private let loading = Mutex(())
     private let cache = RulesCache()
     private let logger: Logger
     /// Where rules loaded through the API are kept across restarts (`--data-dir`), if anywhere.
@@ -30,13 +32,16 @@ final class FirestoreRules: Sendable {
     /// Loads `sources` as `project`'s rules through the API (the emulator's `:securityRules`): as
     /// `setRules`, and kept in the data folder when they compile.
     func load(_ sources: [RulesSource], project: String) throws(DurableStoreError) -> [Diagnostic] {
-        let diagnostics = setRules(sources, project: project)
-        if let durable, !diagnostics.contains(where: { $0.severity == .error }) {
-            let fileText = loaded.withLock { $0.file?.project == project ? $0.file?.watched.texts.first : nil }
-            let kept = KeptRules(files: sources.map { KeptRules.File(name: $0.fileName, content: $0.text) }, fileText: fileText)
-            try durable.write([kept.change(space: Self.keptSpace, key: project)])
+        // Compiled, kept, then put in force, one load at a time: the rules kept are the rules in force.
+        try loading.withLock { _ throws(DurableStoreError) -> [Diagnostic] in
+            let compilation = cache.compilation(of: sources, recordCoverage: true)
+            if let durable, !compilation.hasErrors {
+                let fileText = loaded.withLock { $0.file?.project == project ? $0.file?.watched.texts.first : nil }
+                let kept = KeptRules(files: sources.map { KeptRules.File(name: $0.fileName, content: $0.text) }, fileText: fileText)
+                try durable.write([kept.change(space: Self.keptSpace, key: project)])
+            }
+            return setRules(sources, project: project)
         }
-        return diagnostics
     }
 
     /// Brings back the rules loaded through the API before a restart, except where the rules file changed

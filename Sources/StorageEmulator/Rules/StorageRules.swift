@@ -24,6 +24,8 @@ final class StorageRules: Sendable {
     }
 
     private let loaded = Mutex(Loaded())
+    /// Held while rules loaded through the API are kept and put in force.
+    private let loading = Mutex(())
     private let cache = RulesCache()
     /// What `firestore.get()` reads.
     private let documents: any RulesDataSource
@@ -45,13 +47,16 @@ final class StorageRules: Sendable {
     /// Loads `files` through the API (`PUT /internal/setRules`): as `setRules`, and kept in the data folder
     /// when they compile.
     func load(_ files: [File]) throws(DurableStoreError) -> [Diagnostic] {
-        let diagnostics = setRules(files)
-        if let durable, !diagnostics.contains(where: { $0.severity == .error }) {
-            let kept = KeptRules(
-                files: files.map { KeptRules.File(name: $0.name, content: $0.content, resource: $0.bucket) }, fileText: watchedText)
-            try durable.write([kept.change(space: Self.kept.space, key: Self.kept.key)])
+        // Compiled, kept, then put in force, one load at a time: the rules kept are the rules in force.
+        try loading.withLock { _ throws(DurableStoreError) -> [Diagnostic] in
+            let compiles = files.allSatisfy { !cache.compilation(of: [RulesSource(fileName: $0.name, text: $0.content)]).hasErrors }
+            if let durable, compiles {
+                let kept = KeptRules(
+                    files: files.map { KeptRules.File(name: $0.name, content: $0.content, resource: $0.bucket) }, fileText: watchedText)
+                try durable.write([kept.change(space: Self.kept.space, key: Self.kept.key)])
+            }
+            return setRules(files)
         }
-        return diagnostics
     }
 
     /// Brings back the rules loaded through the API before a restart, unless the rules files changed since.

@@ -61,11 +61,7 @@ enum DurableObjects {
         objectPrefix + encoded(bucket) + "/" + encoded(name)
     }
 
-    private static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: keyCharacters) ?? text
-    }
-
-    private static let keyCharacters = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/%"))
+    private static func encoded(_ text: String) -> String { DurableName.segment(text) }
 
     private static func encode(_ value: some Encodable, named name: String) throws(DurableStoreError) -> [UInt8] {
         do {
@@ -93,6 +89,10 @@ enum DurableObjects {
                     guard buckets[object.bucket] != nil else {
                         throw DurableStoreError("\(key): an object of a bucket with no entry")
                     }
+                    // Blob ids name files: only the ids blobs are made with may lead to one.
+                    guard UUID(uuidString: object.blob.id) != nil else {
+                        throw DurableStoreError("\(key): '\(object.blob.id)' is not a blob id")
+                    }
                     objects[object.bucket, default: [:]][ObjectKey(object.name)] = object
                 } else {
                     throw DurableStoreError("\(key): not a Storage entry")
@@ -106,12 +106,16 @@ enum DurableObjects {
         return (buckets, objects)
     }
 
-    /// Removes the files of `directory` that are no object's blob: uploads in progress and the replaced or deleted
-    /// objects' blobs when the process ended (blobs only checkpoints held go too: checkpoints do not outlive it).
+    /// Removes the blob files of `directory` that are no object's blob: uploads in progress and the replaced or
+    /// deleted objects' blobs when the process ended (blobs only checkpoints held go too: checkpoints do not outlive
+    /// it). Only files named as blobs are (a blob id); anything else in the folder is left alone.
     static func removeUnusedBlobs(in directory: URL, objects: [String: [ObjectKey: StoredObject]]) throws {
         let used = Set(objects.values.flatMap { $0.values.map(\.blob.id) })
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !used.contains(name) {
-            try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        where !used.contains(name) && UUID(uuidString: name) != nil {
+            let file = directory.appendingPathComponent(name)
+            guard (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+            try FileManager.default.removeItem(at: file)
         }
     }
 }
