@@ -64,8 +64,8 @@ public final class DatabaseEmulator: ServedEmulator {
         }
     }
 
-    /// Empties every database (rules stay).
-    public func reset() {
-        databases.reset()
+    /// Empties every database (rules stay). Throws only when the data folder refuses the change.
+    public func reset() throws {
+        try databases.reset()
     }
 }

@@ -113,8 +113,8 @@ final class Databases: Sendable {
     }
 
     /// Empties every database (rules stay); listeners see the data go.
-    func reset() {
-        for database in all { _ = try? database.write(.set(.root, .null), auth: .admin) }
+    func reset() throws(DatabaseError) {
+        for database in all { try database.write(.set(.root, .null), auth: .admin) }
     }
 
     /// The space of rules loaded through the API (`PUT /.settings/rules.json`), keyed by namespace.

@@ -8,7 +8,8 @@ extension FirestoreClient {
 
     /// Runs `body` in a transaction and commits its writes (`BeginTransaction`, reads inside it, `Commit`).
     /// When the commit is `aborted` because a document read changed meanwhile, or `body` throws a
-    /// `ClientError` with code `aborted`, `body` runs again in a new transaction, up to 5 attempts in all.
+    /// `ClientError` with code `aborted`, `body` runs again in a new transaction after a backoff, up to 5
+    /// attempts in all.
     /// If `body` throws, the transaction is rolled back, and any other error rethrown. Returns what the
     /// committed attempt's `body` returned. `body` runs on the caller's actor, one attempt after another.
     public func runTransaction<Result>(
@@ -40,9 +41,19 @@ extension FirestoreClient {
                 failure = error
             }
             guard (failure as? ClientError)?.code == .aborted, attempt < Self.transactionAttempts else { throw failure }
+            // Back off before trying again, as the SDKs do: an older transaction that read the same documents
+            // may still be on its way to committing, and an immediate retry would lose to it again.
+            try await Task.sleep(for: Self.backoff(after: attempt))
             attempt += 1
             retrying = id
         }
+    }
+
+    /// How long to wait after failed attempt `attempt` (1-based): 50 ms doubling each time, with up to half
+    /// of it again at random so that competing clients spread out.
+    static func backoff(after attempt: Int) -> Duration {
+        let base = 50 << (attempt - 1)
+        return .milliseconds(base + Int.random(in: 0...(base / 2)))
     }
 
     /// Ends transaction `id` without committing; a failure is ignored (the transaction expires anyway).
