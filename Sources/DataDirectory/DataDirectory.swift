@@ -126,8 +126,10 @@ public final class DataDirectory: DurableStore {
     /// The database file's name in the folder.
     private static let databaseName = "hearth.sqlite"
 
+    /// The folder itself: each emulator keeps its files in a subfolder of it.
     public var filesFolder: String { path }
 
+    /// Applies `changes` in one SQLite transaction; in the write-ahead log when this returns.
     public func write(_ changes: some Sequence<DurableChange>) throws(DurableStoreError) {
         written.store(true, ordering: .relaxed)
         do {
@@ -187,6 +189,7 @@ public final class DataDirectory: DurableStore {
         }
     }
 
+    /// Steps through `space`'s rows in key order, handing out SQLite's own buffers.
     public func scanBytes(_ space: String, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void) throws {
         try queue.read { db in
             let statement = try db.makeStatement(sql: "SELECT key, value FROM entries WHERE space = ? ORDER BY key")
@@ -206,6 +209,7 @@ public final class DataDirectory: DurableStore {
         }
     }
 
+    /// The spaces that hold entries and start with `prefix`, sorted.
     public func spaces(prefix: String) throws(DurableStoreError) -> [String] {
         do {
             return try queue.read { db in
