@@ -47,7 +47,11 @@ public final class DataDirectory: DurableStore {
         // The checkpointing connection may hold a lock for a moment: wait for it rather than fail a write.
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA mmap_size = 1073741824")
+            try db.execute(
+                sql: """
+                    PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0;
+                    PRAGMA journal_size_limit = \(Self.logLimit); PRAGMA mmap_size = 1073741824
+                    """)
         }
         do {
             queue = try DatabaseQueue(path: folder + "/" + Self.databaseName, configuration: configuration)
@@ -70,11 +74,19 @@ public final class DataDirectory: DurableStore {
         resources.withLock { resources in
             resources?.timer.setEventHandler { [weak self] in
                 guard let self, written.exchange(false, ordering: .relaxed) else { return }
-                try? checkpointer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+                // A passive checkpoint never waits for a write, but under writes that never pause the log is never
+                // fully moved, and so never starts over: past its limit, writes wait for one that restarts it.
+                let log = (try? FileManager.default.attributesOfItem(atPath: path + "/" + Self.databaseName + "-wal")[.size] as? Int) ?? 0
+                let mode = log > Self.logLimit ? "RESTART" : "PASSIVE"
+                try? checkpointer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(\(mode))") }
             }
             resources?.timer.resume()
         }
     }
+
+    /// The write-ahead log's size past which a checkpoint makes writes wait until it starts over (64 MiB): the
+    /// log's disk use stays bounded, and so does the time a restart takes to read it.
+    private static let logLimit = 64 << 20
 
     /// How often the log is moved into the database while writes go on.
     private static let checkpointInterval = DispatchTimeInterval.milliseconds(250)
