@@ -105,19 +105,18 @@ class Emulator:
     def db_root(self, project, database="(default)"):
         return "%s/v1/projects/%s/databases/%s/documents" % (self.base, project, database)
 
-    def patch(self, project, path, fields, database="(default)"):
+    def _write_fields(self, method, project, path, fields, database):
         url = self.db_root(project, database) + "/" + quote_path(path)
-        r = requests.patch(url, headers=AUTH, json={"fields": fields})
+        r = requests.request(method, url, headers=AUTH, json={"fields": fields})
         if r.status_code != 200:
-            raise RuntimeError("PATCH %s -> %s %s" % (path, r.status_code, r.text))
+            raise RuntimeError("%s %s -> %s %s" % (method, path, r.status_code, r.text))
         return r.json()
 
+    def patch(self, project, path, fields, database="(default)"):
+        return self._write_fields("PATCH", project, path, fields, database)
+
     def create_auto(self, project, collection_path, fields, database="(default)"):
-        url = self.db_root(project, database) + "/" + quote_path(collection_path)
-        r = requests.post(url, headers=AUTH, json={"fields": fields})
-        if r.status_code != 200:
-            raise RuntimeError("POST %s -> %s %s" % (collection_path, r.status_code, r.text))
-        return r.json()
+        return self._write_fields("POST", project, collection_path, fields, database)
 
     def commit(self, project, writes, database="(default)"):
         url = "%s/v1/projects/%s/databases/%s/documents:commit" % (self.base, project, database)

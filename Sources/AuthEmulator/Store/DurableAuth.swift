@@ -22,15 +22,13 @@ enum DurableAuth {
 
     /// The space of `projectID`'s config and tenants.
     static func projectSpace(_ projectID: String) -> String {
-        prefix + encoded(projectID)
+        prefix + DurableName.segment(projectID)
     }
 
     /// The space of the users of `projectID`'s own realm (`tenantID` nil) or of one of its tenants.
     static func usersSpace(_ projectID: String, tenantID: String?) -> String {
-        projectSpace(projectID) + "/" + usersSegment + (tenantID.map { "/" + encoded($0) } ?? "")
+        projectSpace(projectID) + "/" + usersSegment + (tenantID.map { "/" + DurableName.segment($0) } ?? "")
     }
-
-    private static func encoded(_ text: String) -> String { DurableName.segment(text) }
 
     // MARK: Changes
 
@@ -99,7 +97,7 @@ enum DurableAuth {
         .put(space: projectSpace(projectID), key: tenantKey(tenant.tenantId), value: Array(tenant.json.serialized().utf8))
     }
 
-    private static func tenantKey(_ tenantID: String) -> String { tenantPrefix + encoded(tenantID) }
+    private static func tenantKey(_ tenantID: String) -> String { tenantPrefix + DurableName.segment(tenantID) }
 
     /// The changes from the users of `old` (none if `nil`) to those of `new`, in `space`.
     private static func userChanges(

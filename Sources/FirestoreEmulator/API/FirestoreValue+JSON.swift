@@ -178,8 +178,7 @@ extension FirestoreValue {
             return nil
         }
         let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
-        // google.protobuf.Timestamp covers 0001-01-01 to 9999-12-31.
-        guard (-62_135_596_800...253_402_300_799).contains(seconds) else { return nil }
+        guard Timestamp.validSeconds.contains(seconds) else { return nil }
         return (seconds, nanos)
     }
 

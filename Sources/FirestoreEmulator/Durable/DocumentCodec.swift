@@ -171,8 +171,8 @@ enum DocumentCodec {
         mutating func time() throws(Corrupt) -> Timestamp {
             let seconds = try signed()
             let nanos = try varint()
-            // Firestore's range, 0001-01-01 to 9999-12-31: times outside it would overflow the store's arithmetic.
-            guard nanos < 1_000_000_000, (-62_135_596_800...253_402_300_799).contains(seconds) else { throw Corrupt() }
+            // Times outside Firestore's range would overflow the store's arithmetic.
+            guard nanos < 1_000_000_000, Timestamp.validSeconds.contains(seconds) else { throw Corrupt() }
             return Timestamp(seconds: seconds, nanos: Int32(nanos))
         }
 

@@ -3,6 +3,9 @@ import Foundation
 /// A point in time as Firestore keeps it: seconds and nanoseconds since the epoch. Times the emulator makes
 /// (commit and read times) have microsecond precision, as production's.
 struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The seconds a timestamp may have: `google.protobuf.Timestamp`'s range, 0001-01-01 to 9999-12-31.
+    static let validSeconds: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
+
     /// Whole seconds since the Unix epoch.
     var seconds: Int64
     /// Nanoseconds within the second, 0..<1_000_000_000.

@@ -17,7 +17,7 @@ enum DurableObjects {
 
     /// The entry that records `bucket`.
     static func entry(for bucket: ObjectStore.Bucket) throws(DurableStoreError) -> DurableChange {
-        .put(space: space, key: bucketPrefix + encoded(bucket.name), value: try encode(bucket, named: bucket.name))
+        .put(space: space, key: bucketPrefix + DurableName.segment(bucket.name), value: try encode(bucket, named: bucket.name))
     }
 
     /// The entry that records `object`.
@@ -27,7 +27,7 @@ enum DurableObjects {
 
     /// The removal of bucket `name`'s entry.
     static func removal(ofBucket name: String) -> DurableChange {
-        .delete(space: space, key: bucketPrefix + encoded(name))
+        .delete(space: space, key: bucketPrefix + DurableName.segment(name))
     }
 
     /// The removal of the entry of object `name` of `bucket`.
@@ -58,10 +58,8 @@ enum DurableObjects {
     }
 
     private static func key(_ bucket: String, _ name: String) -> String {
-        objectPrefix + encoded(bucket) + "/" + encoded(name)
+        objectPrefix + DurableName.segment(bucket) + "/" + DurableName.segment(name)
     }
-
-    private static func encoded(_ text: String) -> String { DurableName.segment(text) }
 
     private static func encode(_ value: some Encodable, named name: String) throws(DurableStoreError) -> [UInt8] {
         do {
