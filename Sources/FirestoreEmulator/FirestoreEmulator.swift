@@ -30,15 +30,15 @@ public final class FirestoreEmulator: ServedEmulator {
     ) throws {
         try self.init(
             projectID: projectID, host: host, port: port, rulesFile: rulesFile, clock: clock, logger: logger,
-            durable: durable, grpcServices: { api, feed in [FirestoreService(api: api, feed: feed)] })
+            durable: durable, grpcServices: { service in [FirestoreGRPCService(service: service)] })
     }
 
-    /// The emulator serving `grpcServices(api, feed)` over gRPC on its port.
+    /// The emulator serving `grpcServices(service)` over gRPC on its port.
     init(
         projectID: String, host: String = "127.0.0.1", port: Int = FirestoreEmulator.defaultPort,
         rulesFile: String? = nil, clock: any EmulatorClock = SystemClock(),
         logger: Logger = Logger(label: "hearth.firestore"), durable: (any DurableStore)? = nil,
-        grpcServices: (FirestoreAPI, CommitFeed) -> [any RegistrableRPCService]
+        grpcServices: (FirestoreService) -> [any RegistrableRPCService]
     ) throws {
         self.projectID = projectID
         self.store = try FirestoreStore(clock: clock, durable: durable)
@@ -56,18 +56,19 @@ public final class FirestoreEmulator: ServedEmulator {
             }
         }
         try rules.restoreKept()
-        let api = FirestoreAPI(store: store, rules: rules, clock: clock, logger: logger)
-        let webChannel = WebChannelEndpoint(service: FirestoreService(api: api, feed: store.feed))
+        let service = FirestoreService(store: store, rules: rules, clock: clock, logger: logger)
+        let rest = FirestoreREST(service: service)
+        let webChannel = WebChannelEndpoint(service: FirestoreGRPCService(service: service))
         self.webChannel = webChannel
         self.server = EmulatorServer(
             responder: EmulatorResponder(
                 cors: CORSPolicy(exposedHeaders: ["X-HTTP-Session-Id", "X-Client-Wire-Protocol"], allowsCredentials: true)
             ) { request, context in
                 if let response = try await webChannel.respond(to: request) { return response }
-                return try await api.handle(request, context: context)
+                return try await rest.handle(request, context: context)
             },
             host: host, port: port, logger: logger,
-            http2: GRPCEndpoint(services: grpcServices(api, store.feed)))
+            http2: GRPCEndpoint(services: grpcServices(service)))
     }
 
     /// Ends the web SDK's sessions, then stops listening.

@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func rejectsCollectionsAsDocuments() {
-        #expect(throws: APIError.self) {
+        #expect(throws: FirestoreError.self) {
             try DocumentPath.parse(documentName: "projects/p/databases/(default)/documents/users")
         }
     }
@@ -25,7 +25,7 @@ import Testing
         "projects//databases/(default)/documents/a/b", "projects/p/databases/(default)/docs/a/b",
     ])
     func rejectsMalformedNames(name: String) {
-        #expect(throws: APIError.self) { try DocumentPath.parse(resourceName: name) }
+        #expect(throws: FirestoreError.self) { try DocumentPath.parse(resourceName: name) }
     }
 
     @Test func ordersLikeReferences() {

@@ -64,7 +64,7 @@ import Testing
             [:], ["integerValue": "x"], ["stringValue": 1], ["fooValue": 1], ["booleanValue": true, "stringValue": "a"],
             ["timestampValue": "yesterday"],
         ] {
-            #expect(throws: APIError.self) { try FirestoreValue(json: bad) }
+            #expect(throws: FirestoreError.self) { try FirestoreValue(json: bad) }
         }
     }
 }

@@ -425,9 +425,9 @@ import Testing
 
     @Test func requestsOutOfProtocolAreInvalid() throws {
         var fresh = WriteStream(id: "s")
-        #expect(throws: APIError.self) { try fresh.receive(database: self.database, streamID: "", token: [], hasWrites: true) }
-        #expect(throws: APIError.self) { try fresh.receive(database: self.database, streamID: "old", token: [1], hasWrites: false) }
-        #expect(throws: APIError.self) { try fresh.receive(database: "projects/p", streamID: "", token: [], hasWrites: false) }
+        #expect(throws: FirestoreError.self) { try fresh.receive(database: self.database, streamID: "", token: [], hasWrites: true) }
+        #expect(throws: FirestoreError.self) { try fresh.receive(database: self.database, streamID: "old", token: [1], hasWrites: false) }
+        #expect(throws: FirestoreError.self) { try fresh.receive(database: "projects/p", streamID: "", token: [], hasWrites: false) }
 
         var open = WriteStream(id: "s")
         guard case .handshake(_, let token) = try open.receive(database: database, streamID: "", token: [], hasWrites: false) else {
@@ -436,17 +436,17 @@ import Testing
         }
         for (name, id, sent) in [("", "", [UInt8]()), ("projects/q/databases/(default)", "", token), ("", "other", token)] {
             var copy = open
-            #expect(throws: APIError.self) { try copy.receive(database: name, streamID: id, token: sent, hasWrites: true) }
+            #expect(throws: FirestoreError.self) { try copy.receive(database: name, streamID: id, token: sent, hasWrites: true) }
         }
     }
 }
 
 // MARK: - Harness
 
-/// A `FirestoreService` on an in-process gRPC server, and a generated client connected to it.
+/// A `FirestoreGRPCService` on an in-process gRPC server, and a generated client connected to it.
 struct GRPCHarness {
     static let projectID = "demo-grpc"
-    let api: FirestoreAPI
+    let service: FirestoreService
     let client: Google_Firestore_V1_Firestore.Client<InProcessTransport.Client>
 
     /// `projects/{p}/databases/(default)`.
@@ -461,11 +461,11 @@ struct GRPCHarness {
         let clock = SystemClock()
         let store = try FirestoreStore(clock: clock)
         let logger = Logger(label: "hearth.test.grpc")
-        let api = FirestoreAPI(store: store, rules: FirestoreRules(logger: logger), clock: clock, logger: logger)
+        let service = FirestoreService(store: store, rules: FirestoreRules(logger: logger), clock: clock, logger: logger)
         let transport = InProcessTransport()
-        try await withGRPCServer(transport: transport.server, services: [FirestoreService(api: api, feed: store.feed)]) { _ in
+        try await withGRPCServer(transport: transport.server, services: [FirestoreGRPCService(service: service)]) { _ in
             try await withGRPCClient(transport: transport.client) { client in
-                try await body(GRPCHarness(api: api, client: Google_Firestore_V1_Firestore.Client(wrapping: client)))
+                try await body(GRPCHarness(service: service, client: Google_Firestore_V1_Firestore.Client(wrapping: client)))
             }
         }
     }
@@ -480,7 +480,7 @@ struct GRPCHarness {
 
     /// Loads `text` as the project's rules.
     func loadRules(_ text: String) {
-        let diagnostics = api.rules.setRules([RulesSource(fileName: "firestore.rules", text: text)], project: Self.projectID)
+        let diagnostics = service.rules.setRules([RulesSource(fileName: "firestore.rules", text: text)], project: Self.projectID)
         #expect(diagnostics.filter { $0.severity == .error }.isEmpty, "\(diagnostics)")
     }
 

@@ -251,7 +251,7 @@ extension GRPCTransportTests {
 }
 
 private func makeEmulator() throws -> FirestoreEmulator {
-    try FirestoreEmulator(projectID: "demo-grpc", port: 0, grpcServices: { _, _ in [StandInFirestore()] })
+    try FirestoreEmulator(projectID: "demo-grpc", port: 0, grpcServices: { _ in [StandInFirestore()] })
 }
 
 /// Runs `body` with a started emulator's port, then stops it.

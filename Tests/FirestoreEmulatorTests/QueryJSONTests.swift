@@ -11,8 +11,8 @@ import Testing
         do {
             _ = try F.query(json: text)
             return nil
-        } catch let error as APIError {
-            #expect(error.status == status.rawValue)
+        } catch let error as FirestoreError {
+            #expect(error.status == status)
             return error.message
         }
     }

@@ -18,7 +18,7 @@ enum WriteFixture {
     }
 
     /// Applies `write` to `current` at `commit`.
-    static func apply(_ write: Write, to current: Document?) throws(APIError) -> (document: Document?, result: WriteResult) {
+    static func apply(_ write: Write, to current: Document?) throws(FirestoreError) -> (document: Document?, result: WriteResult) {
         try write.apply(to: current, commitTime: commit, database: database)
     }
 
@@ -37,10 +37,10 @@ enum WriteFixture {
     typealias F = WriteFixture
 
     @Test func existsTrueOnAMissingDocumentIsNotFound() {
-        let error = #expect(throws: APIError.self) {
+        let error = #expect(throws: FirestoreError.self) {
             try F.apply(F.write(.update(fields: [:]), precondition: .exists(true)), to: nil)
         }
-        #expect(error?.status == "NOT_FOUND")
+        #expect(error?.status.rawValue == "NOT_FOUND")
         #expect(error?.message == "No document to update: \(F.name)")
     }
 
@@ -52,11 +52,11 @@ enum WriteFixture {
     }
 
     @Test func existsFalseOnAnExistingDocumentIsAlreadyExists() {
-        let error = #expect(throws: APIError.self) {
+        let error = #expect(throws: FirestoreError.self) {
             try F.apply(F.write(.update(fields: [:]), precondition: .exists(false)), to: F.document([:]))
         }
-        #expect(error?.status == "ALREADY_EXISTS")
-        #expect(error?.code == 409)
+        #expect(error?.status.rawValue == "ALREADY_EXISTS")
+        #expect(error?.apiError.code == 409)
         #expect(error?.message == "Document already exists: \(F.name)")
     }
 
@@ -73,18 +73,18 @@ enum WriteFixture {
         #expect(matching.document?.fields == [:])
 
         let stale = Timestamp(seconds: 1_700_000_100, nanos: 1_000)
-        let error = #expect(throws: APIError.self) {
+        let error = #expect(throws: FirestoreError.self) {
             try F.apply(F.write(.update(fields: [:]), precondition: .updateTime(stale)), to: current)
         }
-        #expect(error?.status == "FAILED_PRECONDITION")
+        #expect(error?.status.rawValue == "FAILED_PRECONDITION")
         #expect(
             error?.message
                 == "the stored version (1700000100000002) does not match the required base version (1700000100000001)")
 
-        let missing = #expect(throws: APIError.self) {
+        let missing = #expect(throws: FirestoreError.self) {
             try F.apply(F.write(.delete, precondition: .updateTime(F.updated)), to: nil)
         }
-        #expect(missing?.status == "NOT_FOUND")
+        #expect(missing?.status.rawValue == "NOT_FOUND")
     }
 
     @Test func deleteRemovesTheDocumentWithoutAnUpdateTime() throws {
@@ -92,8 +92,8 @@ enum WriteFixture {
         #expect(document == nil)
         #expect(result == WriteResult(updateTime: nil))
         #expect(try F.apply(F.write(.delete), to: nil).document == nil)
-        let error = #expect(throws: APIError.self) { try F.apply(F.write(.delete, precondition: .exists(true)), to: nil) }
-        #expect(error?.status == "NOT_FOUND")
+        let error = #expect(throws: FirestoreError.self) { try F.apply(F.write(.delete, precondition: .exists(true)), to: nil) }
+        #expect(error?.status.rawValue == "NOT_FOUND")
     }
 
     @Test func verifyOnlyChecksThePrecondition() throws {
@@ -102,7 +102,7 @@ enum WriteFixture {
         #expect(document == current)
         #expect(result == WriteResult(updateTime: nil))
         #expect(try F.apply(F.write(.verify, precondition: .exists(false)), to: nil).document == nil)
-        #expect(throws: APIError.self) {
+        #expect(throws: FirestoreError.self) {
             try F.apply(F.write(.verify, precondition: .updateTime(F.commit)), to: current)
         }
     }
@@ -170,8 +170,8 @@ enum WriteFixture {
         #expect(updated.document?.fields == ["n": .integer(2), "o": .null])
         #expect(updated.document?.createTime == F.created)
 
-        let empty = #expect(throws: APIError.self) { try F.apply(F.write(.transform), to: nil) }
-        #expect(empty?.status == "INVALID_ARGUMENT")
+        let empty = #expect(throws: FirestoreError.self) { try F.apply(F.write(.transform), to: nil) }
+        #expect(empty?.status.rawValue == "INVALID_ARGUMENT")
     }
 
     @Test func aWriteThatChangesNothingKeepsTheUpdateTime() throws {
@@ -190,19 +190,19 @@ enum WriteFixture {
     }
 
     @Test func masksAndTransformsBelongToUpdates() {
-        let mask = #expect(throws: APIError.self) { try F.apply(F.write(.delete, mask: ["a"]), to: nil) }
+        let mask = #expect(throws: FirestoreError.self) { try F.apply(F.write(.delete, mask: ["a"]), to: nil) }
         #expect(mask?.message == "update_mask can be set only when the operation is update.")
         let transform = FieldTransform(field: FieldPath(segments: ["a"]), kind: .serverTimestamp)
-        let delete = #expect(throws: APIError.self) { try F.apply(F.write(.delete, transforms: [transform]), to: nil) }
-        #expect(delete?.status == "INVALID_ARGUMENT")
-        let reserved = #expect(throws: APIError.self) {
+        let delete = #expect(throws: FirestoreError.self) { try F.apply(F.write(.delete, transforms: [transform]), to: nil) }
+        #expect(delete?.status.rawValue == "INVALID_ARGUMENT")
+        let reserved = #expect(throws: FirestoreError.self) {
             try F.apply(F.write(.update(fields: [:]), mask: ["a.__b__"]), to: nil)
         }
         #expect(reserved?.message == "Invalid property path \"a.__b__\".")
     }
 
     @Test func theResultMustRespectTheLimits() {
-        let error = #expect(throws: APIError.self) {
+        let error = #expect(throws: FirestoreError.self) {
             try F.apply(F.write(.update(fields: ["a": .array([.array([])])])), to: nil)
         }
         #expect(error?.message == "Property array contains an invalid nested entity.")

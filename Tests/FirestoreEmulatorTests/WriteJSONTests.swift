@@ -6,7 +6,7 @@ import Testing
 @Suite struct WriteJSONTests {
     typealias F = WriteFixture
 
-    func decode(_ json: JSONValue) throws(APIError) -> Write {
+    func decode(_ json: JSONValue) throws(FirestoreError) -> Write {
         try Write(json: json, database: F.database, field: "writes[0]")
     }
 
@@ -141,7 +141,7 @@ import Testing
     @Test func fieldPathsFollowProductionsSyntax() throws {
         #expect(try FieldPath.fieldPaths(["a.b", "_x1.Y_2", "`0foo`.`a-b`", "`a\\`b`"]).map(\.segments) == [["a", "b"], ["_x1", "Y_2"], ["0foo", "a-b"], ["a`b"]])
         for text in ["0foo", "a-b", "a.1", "", "a..b", "`a", "é", String(repeating: "a", count: 1501)] {
-            let error = #expect(throws: APIError.self) { try FieldPath(validating: text) }
+            let error = #expect(throws: FirestoreError.self) { try FieldPath(validating: text) }
             #expect(error?.message == "Invalid property path \"\(text)\".")
         }
         #expect(

@@ -52,8 +52,8 @@ import Testing
         let fields: [String: FirestoreValue] = [
             "a": .string(String(repeating: "x", count: payload / 2)), "b": .string(String(repeating: "y", count: payload - payload / 2)),
         ]
-        let error = #expect(throws: APIError.self) { try F.apply(F.write(.update(fields: fields)), to: nil) }
-        #expect(error?.status == "INVALID_ARGUMENT")
+        let error = #expect(throws: FirestoreError.self) { try F.apply(F.write(.update(fields: fields)), to: nil) }
+        #expect(error?.status.rawValue == "INVALID_ARGUMENT")
         #expect(
             error?.message
                 == "Document '\(F.name)' cannot be written because its size (1,048,577 bytes) exceeds the maximum allowed size of 1,048,576 bytes."
@@ -62,11 +62,11 @@ import Testing
 
     @Test func stringsAndBytesHaveTheirOwnLimit() throws {
         try DocumentLimits.validate(F.document(["blob": .bytes(Array(repeating: 0, count: 1_048_487))]), in: F.database)
-        let string = #expect(throws: APIError.self) {
+        let string = #expect(throws: FirestoreError.self) {
             try DocumentLimits.validate(F.document(["blob": .string(String(repeating: "x", count: 1_048_488))]), in: F.database)
         }
         #expect(string?.message == "The value of property \"blob\" is longer than 1048487 bytes.")
-        let bytes = #expect(throws: APIError.self) {
+        let bytes = #expect(throws: FirestoreError.self) {
             try DocumentLimits.validate(
                 F.document(["m": .map(["we.ird": .array([.bytes(Array(repeating: 0, count: 1_048_488))])])]), in: F.database)
         }
@@ -75,7 +75,7 @@ import Testing
 
     @Test func valuesNestTwentyLevelsDeep() throws {
         try DocumentLimits.validate(F.document(["nested": nested(20)]), in: F.database)
-        let error = #expect(throws: APIError.self) {
+        let error = #expect(throws: FirestoreError.self) {
             try DocumentLimits.validate(F.document(["ok": .integer(1), "nested": nested(21)]), in: F.database)
         }
         #expect(error?.message == "Property nested contains an invalid nested entity.")
@@ -87,34 +87,34 @@ import Testing
         let deep = (0..<10).reduce(FirestoreValue.integer(1)) { value, _ in .array([.map(["v": value])]) }
         try DocumentLimits.validate(F.document(["links": deep]), in: F.database)
         let deeper = FirestoreValue.array([.map(["v": deep])])
-        let error = #expect(throws: APIError.self) { try DocumentLimits.validate(F.document(["links": deeper]), in: F.database) }
+        let error = #expect(throws: FirestoreError.self) { try DocumentLimits.validate(F.document(["links": deeper]), in: F.database) }
         #expect(error?.message == "Property links contains an invalid nested entity.")
     }
 
     @Test func arraysCannotDirectlyContainArrays() throws {
         try DocumentLimits.validate(F.document(["a": .array([.map(["b": .array([.integer(1)])])])]), in: F.database)
-        let error = #expect(throws: APIError.self) {
+        let error = #expect(throws: FirestoreError.self) {
             try DocumentLimits.validate(F.document(["rows": .array([.integer(1), .array([])])]), in: F.database)
         }
         #expect(error?.message == "Property array contains an invalid nested entity.")
     }
 
     @Test func fieldNamesMustBeNonEmptyUnreservedAndShort() throws {
-        let empty = #expect(throws: APIError.self) {
+        let empty = #expect(throws: FirestoreError.self) {
             try DocumentLimits.validate(F.document(["a": .map(["": .null])]), in: F.database)
         }
         #expect(empty?.message == "Field name \"\" in field a is invalid because it is empty.")
-        let reserved = #expect(throws: APIError.self) {
+        let reserved = #expect(throws: FirestoreError.self) {
             try DocumentLimits.validate(F.document(["__x__": .null]), in: F.database)
         }
         #expect(reserved?.message == "Field name \"__x__\" in the document is invalid because it is reserved.")
-        #expect(throws: APIError.self) {
+        #expect(throws: FirestoreError.self) {
             try DocumentLimits.validate(F.document(["m": .map(["__type__": .string("x")])]), in: F.database)
         }
-        let long = #expect(throws: APIError.self) {
+        let long = #expect(throws: FirestoreError.self) {
             try DocumentLimits.validate(F.document([String(repeating: "k", count: 1501): .null]), in: F.database)
         }
-        #expect(long?.status == "INVALID_ARGUMENT")
+        #expect(long?.status.rawValue == "INVALID_ARGUMENT")
         try DocumentLimits.validate(
             F.document([String(repeating: "k", count: 1500): .null, "__x": .null, "x__": .null]), in: F.database)
     }

@@ -124,8 +124,8 @@ import Testing
 
     @Test func numericTransformsNeedANumber() {
         for kind: FieldTransform.Kind in [.increment(.string("1")), .maximum(.null), .minimum(.array([]))] {
-            let error = #expect(throws: APIError.self) { try transform(.integer(1), kind) }
-            #expect(error?.status == "INVALID_ARGUMENT")
+            let error = #expect(throws: FirestoreError.self) { try transform(.integer(1), kind) }
+            #expect(error?.status.rawValue == "INVALID_ARGUMENT")
         }
     }
 
@@ -136,20 +136,20 @@ import Testing
                 FieldTransform(field: FieldPath(segments: ["a"]), kind: .increment(.integer(1))),
                 FieldTransform(field: FieldPath(segments: ["a"]), kind: .serverTimestamp),
             ])
-        let error = #expect(throws: APIError.self) { try F.apply(write, to: nil) }
+        let error = #expect(throws: FirestoreError.self) { try F.apply(write, to: nil) }
         #expect(error?.message == "Cannot have more than one transform on the same field: a.")
     }
 
     @Test func reservedFieldsCannotBeTransformed() {
         for field in [FieldPath.documentName, FieldPath(segments: ["a", "__x__"])] {
             let write = F.write(.update(fields: [:]), transforms: [FieldTransform(field: field, kind: .serverTimestamp)])
-            let error = #expect(throws: APIError.self) { try F.apply(write, to: nil) }
+            let error = #expect(throws: FirestoreError.self) { try F.apply(write, to: nil) }
             #expect(error?.message == "Invalid property path \"\(field)\".")
         }
     }
 
     @Test func arrayUnionCannotNestArrays() {
-        let error = #expect(throws: APIError.self) { try transform(nil, .appendMissingElements([.array([.integer(1)])])) }
+        let error = #expect(throws: FirestoreError.self) { try transform(nil, .appendMissingElements([.array([.integer(1)])])) }
         #expect(error?.message == "Property array contains an invalid nested entity.")
     }
 }

@@ -178,7 +178,7 @@ enum EntityCodec {
     /// documents clients could have written.
     private static func check(_ document: Document, in database: DatabaseName) throws {
         guard !database.database.contains("/") else { throw Malformed(reason: "the database id '\(database.database)' holds '/'") }
-        do throws(APIError) {
+        do throws(FirestoreError) {
             for segment in document.path.segments { try DocumentPath.validateID(segment) }
             try DocumentLimits.validate(document, in: database)
         } catch {

@@ -42,3 +42,23 @@ extension Timestamp {
         .with { $0.seconds = seconds; $0.nanos = nanos }
     }
 }
+
+extension WriteResult {
+    /// The result as a `google.firestore.v1.WriteResult` message.
+    var proto: Google_Firestore_V1_WriteResult {
+        var result = Google_Firestore_V1_WriteResult()
+        if let updateTime { result.updateTime = updateTime.proto }
+        result.transformResults = transformResults.map(\.proto)
+        return result
+    }
+}
+
+extension FirestoreStore.CommitOutcome {
+    /// The outcome as a `CommitResponse` (also the body of a write stream's response).
+    var proto: Google_Firestore_V1_CommitResponse {
+        var response = Google_Firestore_V1_CommitResponse()
+        response.commitTime = commitTime.proto
+        response.writeResults = results.map(\.proto)
+        return response
+    }
+}

@@ -114,7 +114,7 @@ struct ListenSession: Sendable {
     }
 
     /// Refuses `targetID` (rules denied it): ADD, then REMOVE with the error as its cause; the stream stays.
-    mutating func refuse(_ targetID: Int32, because error: APIError) -> [ListenEvent] {
+    mutating func refuse(_ targetID: Int32, because error: FirestoreError) -> [ListenEvent] {
         targets[targetID] = nil
         return [.targetChange(.add, targetIDs: [targetID]), .targetChange(.remove, targetIDs: [targetID], cause: error)]
     }
@@ -130,8 +130,8 @@ struct ListenSession: Sendable {
     /// target whose membership depends on other documents (limit, offset, cursors).
     mutating func apply(
         _ changes: [(path: DocumentPath, before: Document?, after: Document?)], at commitTime: Timestamp,
-        in database: DatabaseName, rerun: (ListenTarget) throws(APIError) -> [Document]
-    ) throws(APIError) -> [ListenEvent] {
+        in database: DatabaseName, rerun: (ListenTarget) throws(FirestoreError) -> [Document]
+    ) throws(FirestoreError) -> [ListenEvent] {
         var outcome = CommitOutcome(changes: changes)
         for id in order {
             // Changed in place: a target's documents are never copied.
@@ -153,8 +153,8 @@ extension ListenSession.TargetState {
     /// Applies one commit to the target, recording in `outcome` the documents that entered or left it.
     mutating func apply(
         _ outcome: inout ListenSession.CommitOutcome, id: Int32, at commitTime: Timestamp,
-        rerun: (ListenTarget) throws(APIError) -> [Document]
-    ) throws(APIError) {
+        rerun: (ListenTarget) throws(FirestoreError) -> [Document]
+    ) throws(FirestoreError) {
         guard commitTime > since else { return }
         let changes = outcome.changes
         if target.isDecidedPerDocument {

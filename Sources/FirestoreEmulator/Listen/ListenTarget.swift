@@ -79,7 +79,7 @@ enum ListenEvent: Sendable {
     }
 
     /// `target_change`; empty `targetIDs` with a `readTime` is a consistent snapshot of every target.
-    case targetChange(ChangeKind, targetIDs: [Int32], cause: APIError? = nil, resumeToken: [UInt8]? = nil, readTime: Timestamp? = nil)
+    case targetChange(ChangeKind, targetIDs: [Int32], cause: FirestoreError? = nil, resumeToken: [UInt8]? = nil, readTime: Timestamp? = nil)
     /// `document_change`: the document now matches `targetIDs` and no longer matches `removedTargetIDs`.
     case documentChange(Document, targetIDs: [Int32], removedTargetIDs: [Int32])
     /// `document_delete`: the document was deleted.

@@ -12,23 +12,23 @@ struct AggregationQuery: Sendable {
 
     /// Checks `aggregations` as production does (one to five, unique aliases, a positive `up_to`) and names
     /// the ones without an alias (an empty one) `field_1`, `field_2`... in order, skipping names taken.
-    init(query: StructuredQuery, aggregations: [Aggregation]) throws(APIError) {
+    init(query: StructuredQuery, aggregations: [Aggregation]) throws(FirestoreError) {
         guard (1...Self.maximumAggregations).contains(aggregations.count) else {
-            throw .firestore(
+            throw FirestoreError(
                 .invalidArgument,
                 "A structured aggregation query must have between 1 and \(Self.maximumAggregations) aggregations, but it has \(aggregations.count).")
         }
         var taken = Set<String>()
         for aggregation in aggregations where !aggregation.alias.isEmpty {
             guard taken.insert(aggregation.alias).inserted else {
-                throw .firestore(.invalidArgument, "Aggregation alias \"\(aggregation.alias)\" is used more than once.")
+                throw FirestoreError(.invalidArgument, "Aggregation alias \"\(aggregation.alias)\" is used more than once.")
             }
         }
         var named: [Aggregation] = []
         var next = 1
         for var aggregation in aggregations {
             if case .count(let upTo?) = aggregation.kind, upTo <= 0 {
-                throw .firestore(.invalidArgument, "Count up_to must be greater than zero, but it is \(upTo).")
+                throw FirestoreError(.invalidArgument, "Count up_to must be greater than zero, but it is \(upTo).")
             }
             if aggregation.alias.isEmpty {
                 while taken.contains("field_\(next)") { next += 1 }

@@ -9,11 +9,11 @@ extension StructuredQuery {
 
     /// Checks the query as production does, throwing its INVALID_ARGUMENT messages (quoted where production's
     /// wording is known).
-    func validate() throws(APIError) {
+    func validate() throws(FirestoreError) {
         if collectionID.isEmpty {
             // A kindless query (no collection id, all descendants) is what the Node.js SDK's recursiveDelete sends.
             guard allDescendants else {
-                throw .firestore(.invalidArgument, "A query must select a collection: from[0].collection_id is empty.")
+                throw FirestoreError(.invalidArgument, "A query must select a collection: from[0].collection_id is empty.")
             }
         } else {
             try DocumentPath.validateID(collectionID)
@@ -21,95 +21,95 @@ extension StructuredQuery {
         if let filter { try Self.validate(filter) }
         try validateOrders()
         for cursor in [startAt, endAt].compactMap({ $0 }) { try validate(cursor) }
-        if offset < 0 { throw .firestore(.invalidArgument, "offset is negative") }
-        if let limit, limit < 0 { throw .firestore(.invalidArgument, "limit is negative") }
+        if offset < 0 { throw FirestoreError(.invalidArgument, "offset is negative") }
+        if let limit, limit < 0 { throw FirestoreError(.invalidArgument, "limit is negative") }
     }
 
     /// The filter's operands, then the combination rules over the whole tree.
-    private static func validate(_ filter: QueryFilter) throws(APIError) {
+    private static func validate(_ filter: QueryFilter) throws(FirestoreError) {
         try validateOperands(of: filter)
         let shape = FilterShape(filter)
         if shape.negations > 1 {
-            throw .firestore(
+            throw FirestoreError(
                 .invalidArgument, "Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query.")
         }
         if shape.hasNotIn, shape.isDisjunctive {
-            throw .firestore(.invalidArgument, "'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.")
+            throw FirestoreError(.invalidArgument, "'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.")
         }
         if shape.disjunctions > maximumDisjunctions {
-            throw .firestore(
+            throw FirestoreError(
                 .invalidArgument,
                 "Too many disjunctions after normalization. Result had \(shape.disjunctions) disjunctions which is more than the maximum of \(maximumDisjunctions)")
         }
         if shape.arrayContainsPerDisjunction > 1 {
-            throw .firestore(.invalidArgument, "A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction.")
+            throw FirestoreError(.invalidArgument, "A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction.")
         }
     }
 
     /// Each filter on its own: list operands, `__name__` operands, empty disjunctions.
-    private static func validateOperands(of filter: QueryFilter) throws(APIError) {
+    private static func validateOperands(of filter: QueryFilter) throws(FirestoreError) {
         switch filter {
         case .composite(let op, let filters):
             if op == .or, filters.isEmpty {
-                throw .firestore(.invalidArgument, "Composite filter must have at least one sub-filter.")
+                throw FirestoreError(.invalidArgument, "Composite filter must have at least one sub-filter.")
             }
             for filter in filters { try validateOperands(of: filter) }
         case .unary(let field, _):
-            if field == .documentName { throw .firestore(.invalidArgument, "__key__ filter value must be a Key") }
+            if field == .documentName { throw FirestoreError(.invalidArgument, "__key__ filter value must be a Key") }
         case .field(let field, let op, let value):
             var operands = [value]
             if op == .in || op == .notIn || op == .arrayContainsAny {
                 guard case .array(let values) = value else {
-                    throw .firestore(.invalidArgument, "'\(op.rawValue)' requires an ArrayValue.")
+                    throw FirestoreError(.invalidArgument, "'\(op.rawValue)' requires an ArrayValue.")
                 }
                 guard !values.isEmpty else {
-                    throw .firestore(.invalidArgument, "'\(op.rawValue)' requires an non-empty ArrayValue.")
+                    throw FirestoreError(.invalidArgument, "'\(op.rawValue)' requires an non-empty ArrayValue.")
                 }
                 let maximum = op == .notIn ? maximumNotInValues : maximumDisjunctions
                 guard values.count <= maximum else {
-                    throw .firestore(.invalidArgument, "'\(op.rawValue)' supports up to \(maximum) comparison values.")
+                    throw FirestoreError(.invalidArgument, "'\(op.rawValue)' supports up to \(maximum) comparison values.")
                 }
                 operands = values
             }
             guard field == .documentName else { return }
             if op == .arrayContains || op == .arrayContainsAny {
-                throw .firestore(.invalidArgument, "the name __key__ is reserved")
+                throw FirestoreError(.invalidArgument, "the name __key__ is reserved")
             }
             for operand in operands {
                 guard case .reference(let name) = operand else {
-                    throw .firestore(.invalidArgument, "__key__ filter value must be a Key")
+                    throw FirestoreError(.invalidArgument, "__key__ filter value must be a Key")
                 }
                 if let (_, path) = DocumentPath.parse(reference: name), !path.isDocument {
-                    throw .firestore(.invalidArgument, "Resource name \"\(name)\" lacks \"/\" at index \(name.utf16.count).")
+                    throw FirestoreError(.invalidArgument, "Resource name \"\(name)\" lacks \"/\" at index \(name.utf16.count).")
                 }
             }
         }
     }
 
     /// No field ordered twice, nothing ordered after `__name__` (the implicit orders included).
-    private func validateOrders() throws(APIError) {
+    private func validateOrders() throws(FirestoreError) {
         var seen = Set<FieldPath>()
         for order in orderBy where !seen.insert(order.field).inserted {
-            throw .firestore(.invalidArgument, "order by clause cannot contain duplicate fields \(order.field)")
+            throw FirestoreError(.invalidArgument, "order by clause cannot contain duplicate fields \(order.field)")
         }
         let order = normalizedOrder
         if let key = order.firstIndex(where: { $0.field == .documentName }), key + 1 < order.count {
-            throw .firestore(.invalidArgument, "Order by clause cannot contain more fields after the key \(order[key + 1].field)")
+            throw FirestoreError(.invalidArgument, "Order by clause cannot contain more fields after the key \(order[key + 1].field)")
         }
     }
 
     /// At most one value per explicit order (production counts neither the implicit `__name__` nor the
     /// inequality fields' orders), and a document reference at every `__name__` position.
-    private func validate(_ cursor: QueryCursor) throws(APIError) {
+    private func validate(_ cursor: QueryCursor) throws(FirestoreError) {
         guard cursor.values.count <= orderBy.count else {
-            throw .firestore(.invalidArgument, "Cursor has too many values.")
+            throw FirestoreError(.invalidArgument, "Cursor has too many values.")
         }
         for (value, order) in zip(cursor.values, orderBy) where order.field == .documentName {
             guard case .reference(let name) = value, let (_, path) = DocumentPath.parse(reference: name) else {
-                throw .firestore(.invalidArgument, "Cursor __key__ value is not a document reference.")
+                throw FirestoreError(.invalidArgument, "Cursor __key__ value is not a document reference.")
             }
             guard path.isDocument else {
-                throw .firestore(.invalidArgument, "Document parent name \"\(name)\" lacks \"/\" at index \(name.utf16.count).")
+                throw FirestoreError(.invalidArgument, "Document parent name \"\(name)\" lacks \"/\" at index \(name.utf16.count).")
             }
         }
     }

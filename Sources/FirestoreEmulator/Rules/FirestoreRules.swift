@@ -95,7 +95,7 @@ final class FirestoreRules: Sendable {
     // MARK: Decisions
 
     /// Decides a single-document read (`get`).
-    func authorizeGet(_ path: DocumentPath, credential: Credential, view: DatabaseView, time: Timestamp) throws(APIError) {
+    func authorizeGet(_ path: DocumentPath, credential: Credential, view: DatabaseView, time: Timestamp) throws(FirestoreError) {
         guard credential != .owner, let ruleset = ruleset(for: view.name.project) else { return }
         let document = view.peek(at: path)
         let request = RulesRequest(
@@ -107,7 +107,7 @@ final class FirestoreRules: Sendable {
 
     /// Decides a query (`list`): allowed only if the rules hold for every document the query's constraints
     /// allow, not just for the documents it happens to return ("rules are not filters").
-    func authorizeQuery(_ query: StructuredQuery, credential: Credential, view: DatabaseView, time: Timestamp) throws(APIError) {
+    func authorizeQuery(_ query: StructuredQuery, credential: Credential, view: DatabaseView, time: Timestamp) throws(FirestoreError) {
         guard credential != .owner, let ruleset = ruleset(for: view.name.project) else { return }
         let collection = query.parent.appending(query.collectionID)
         var queryInfo: [String: RuleValue] = [
@@ -135,7 +135,7 @@ final class FirestoreRules: Sendable {
     /// `request.resource` is the document after the write; `getAfter()` sees the whole commit.
     func authorizeWrites(
         _ writes: [FirestoreStore.PendingWrite], credential: Credential, view: DatabaseView, time: Timestamp
-    ) throws(APIError) {
+    ) throws(FirestoreError) {
         guard credential != .owner, let ruleset = ruleset(for: view.name.project) else { return }
         let accessLimit = writes.count > 1 ? 20 : 10
         for pending in writes {
@@ -171,11 +171,11 @@ final class FirestoreRules: Sendable {
         ])
     }
 
-    private func decide(_ ruleset: CompiledRuleset, _ request: RulesRequest, view: DatabaseView, accessLimit: Int) throws(APIError) {
+    private func decide(_ ruleset: CompiledRuleset, _ request: RulesRequest, view: DatabaseView, accessLimit: Int) throws(FirestoreError) {
         let decision = ruleset.evaluate(request, data: ViewRulesData(view: view), accessLimit: accessLimit)
         guard decision.allowed else {
             logger.debug("firestore: \(request.method.rawValue) \(request.path) denied: \(decision.explanation)")
-            throw APIError.permissionDenied
+            throw FirestoreError.permissionDenied
         }
     }
 }

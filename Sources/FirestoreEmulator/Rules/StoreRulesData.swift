@@ -13,7 +13,7 @@ struct StoreRulesData: RulesDataSource {
         guard segments.count >= 5, segments[0] == "databases", segments[2] == "documents" else { return nil }
         let database = DatabaseName(project: project, database: segments[1])
         guard let documentPath = DocumentPath(rulePath: path, in: database),
-            let (document, _) = try? store.read(database, { (view: inout DatabaseView) throws(APIError) in
+            let (document, _) = try? store.read(database, { (view: inout DatabaseView) throws(FirestoreError) in
                 view.document(at: documentPath)?.ruleValue(in: database)
             })
         else { return nil }

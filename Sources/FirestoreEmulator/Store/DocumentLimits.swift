@@ -20,10 +20,10 @@ enum DocumentLimits {
     static let maximumFieldNameSize = 1500
 
     /// Checks `document` against every limit; throws INVALID_ARGUMENT naming the first violation.
-    static func validate(_ document: Document, in database: DatabaseName) throws(APIError) {
+    static func validate(_ document: Document, in database: DatabaseName) throws(FirestoreError) {
         let size = try storageSize(of: document)
         guard size <= maximumDocumentSize else {
-            throw .firestore(
+            throw FirestoreError(
                 .invalidArgument,
                 "Document '\(document.path.name(in: database))' cannot be written because its size (\(grouped(size)) bytes) exceeds the maximum allowed size of \(grouped(maximumDocumentSize)) bytes."
             )
@@ -32,7 +32,7 @@ enum DocumentLimits {
 
     /// The document's storage size: its name's size, plus each field name's and value's, plus 32. Checks
     /// every limit but the document size on the way.
-    static func storageSize(of document: Document) throws(APIError) -> Int {
+    static func storageSize(of document: Document) throws(FirestoreError) -> Int {
         var walk = Walk()
         var size = nameSize(of: document.path) + 32
         for (name, value) in document.fields {
@@ -83,7 +83,7 @@ enum DocumentLimits {
         var path: [String] = []
 
         /// A map entry's size (its name's and its value's), checking the name and the value.
-        mutating func fieldSize(name: String, value: FirestoreValue, depth: Int, inVector: Bool) throws(APIError) -> Int {
+        mutating func fieldSize(name: String, value: FirestoreValue, depth: Int, inVector: Bool) throws(FirestoreError) -> Int {
             try check(name: name, inVector: inVector)
             path.append(name)
             defer { path.removeLast() }
@@ -91,7 +91,7 @@ enum DocumentLimits {
         }
 
         /// A value's size; `depth` is where the value sits (0 for a top-level field's value).
-        mutating func valueSize(_ value: FirestoreValue, depth: Int) throws(APIError) -> Int {
+        mutating func valueSize(_ value: FirestoreValue, depth: Int) throws(FirestoreError) -> Int {
             guard depth <= DocumentLimits.maximumDepth else { throw invalidNestedEntity(path[0]) }
             switch value {
             case .null, .boolean: return 1
@@ -125,15 +125,15 @@ enum DocumentLimits {
 
         /// A field name must be non-empty, not reserved (but a vector's `__type__`) and at most 1,500 bytes.
         /// These messages are the emulator's own; production's were not found.
-        private func check(name: String, inVector: Bool) throws(APIError) {
+        private func check(name: String, inVector: Bool) throws(FirestoreError) {
             if name.isEmpty {
-                throw .firestore(.invalidArgument, "Field name \"\" in \(context) is invalid because it is empty.")
+                throw FirestoreError(.invalidArgument, "Field name \"\" in \(context) is invalid because it is empty.")
             }
             if DocumentLimits.isReserved(name), !(inVector && name == "__type__") {
-                throw .firestore(.invalidArgument, "Field name \"\(name)\" in \(context) is invalid because it is reserved.")
+                throw FirestoreError(.invalidArgument, "Field name \"\(name)\" in \(context) is invalid because it is reserved.")
             }
             if name.utf8.count > DocumentLimits.maximumFieldNameSize {
-                throw .firestore(
+                throw FirestoreError(
                     .invalidArgument,
                     "Field name \"\(name.prefix(20))...\" in \(context) is invalid because it is longer than \(DocumentLimits.maximumFieldNameSize) bytes."
                 )
@@ -145,15 +145,15 @@ enum DocumentLimits {
             path.isEmpty ? "the document" : "field \(FieldPath(segments: path).description)"
         }
 
-        private func tooLong() -> APIError {
-            .firestore(
+        private func tooLong() -> FirestoreError {
+            FirestoreError(
                 .invalidArgument,
                 "The value of property \"\(FieldPath(segments: path).description)\" is longer than \(DocumentLimits.maximumValueSize) bytes."
             )
         }
 
-        private func invalidNestedEntity(_ property: String) -> APIError {
-            .firestore(.invalidArgument, "Property \(property) contains an invalid nested entity.")
+        private func invalidNestedEntity(_ property: String) -> FirestoreError {
+            FirestoreError(.invalidArgument, "Property \(property) contains an invalid nested entity.")
         }
     }
 }

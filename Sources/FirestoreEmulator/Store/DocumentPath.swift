@@ -70,28 +70,28 @@ struct DocumentPath: Sendable, Hashable, Comparable, CustomStringConvertible {
 extension DocumentPath {
     /// Splits a resource name `projects/{p}/databases/{d}/documents[/...]` into its database and path,
     /// validating every id; errors are production's INVALID_ARGUMENT messages.
-    static func parse(resourceName name: String) throws(APIError) -> (DatabaseName, DocumentPath) {
+    static func parse(resourceName name: String) throws(FirestoreError) -> (DatabaseName, DocumentPath) {
         let parts = name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
             String(Substring($0))
         }
         guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases", parts[4] == "documents",
             !parts[1].isEmpty, !parts[3].isEmpty
         else {
-            throw .firestore(.invalidArgument, "Invalid resource name \"\(name)\": expected projects/{project}/databases/{database}/documents/...")
+            throw FirestoreError(.invalidArgument, "Invalid resource name \"\(name)\": expected projects/{project}/databases/{database}/documents/...")
         }
         let segments = Array(parts.dropFirst(5))
         for segment in segments { try validateID(segment) }
         guard segments.count <= maximumDepth else {
-            throw .firestore(.invalidArgument, "Document name \"\(name)\" has too many path segments (at most \(maximumDepth)).")
+            throw FirestoreError(.invalidArgument, "Document name \"\(name)\" has too many path segments (at most \(maximumDepth)).")
         }
         return (DatabaseName(project: parts[1], database: parts[3]), DocumentPath(segments: segments))
     }
 
     /// Parses the name of a document (even number of segments below the root).
-    static func parse(documentName name: String) throws(APIError) -> (DatabaseName, DocumentPath) {
+    static func parse(documentName name: String) throws(FirestoreError) -> (DatabaseName, DocumentPath) {
         let (database, path) = try parse(resourceName: name)
         guard path.isDocument else {
-            throw .firestore(.invalidArgument, "Document name \"\(name)\" lacks \"/\" at index \(name.count).")
+            throw FirestoreError(.invalidArgument, "Document name \"\(name)\" lacks \"/\" at index \(name.count).")
         }
         return (database, path)
     }
@@ -113,23 +113,23 @@ extension DocumentPath {
 
     /// Checks a collection or document id against production's rules: non-empty, at most 1,500 UTF-8
     /// bytes, not `.` or `..`, not `__…__` (but `__id<int64>__`), no `/`.
-    static func validateID(_ id: String) throws(APIError) {
-        if id.isEmpty { throw .firestore(.invalidArgument, "Resource id \"\" is invalid because it is empty.") }
+    static func validateID(_ id: String) throws(FirestoreError) {
+        if id.isEmpty { throw FirestoreError(.invalidArgument, "Resource id \"\" is invalid because it is empty.") }
         let bytes = id.utf8
         if bytes.count <= 1500, bytes.first != UInt8(ascii: "."), bytes.first != UInt8(ascii: "_"),
             !bytes.contains(UInt8(ascii: "/"))
         {
             return
         }
-        if id.contains("/") { throw .firestore(.invalidArgument, "Resource id \"\(id)\" is invalid because it contains \"/\".") }
+        if id.contains("/") { throw FirestoreError(.invalidArgument, "Resource id \"\(id)\" is invalid because it contains \"/\".") }
         if let digits = numericDigits(id), Int64(digits) == nil {
-            throw .firestore(.invalidArgument, "Resource id \"\(id)\" is invalid because it is not a 64 bit integer.")
+            throw FirestoreError(.invalidArgument, "Resource id \"\(id)\" is invalid because it is not a 64 bit integer.")
         }
         if id == "." || id == ".." || (id.hasPrefix("__") && id.hasSuffix("__") && id.count >= 4 && !isNumericID(id)) {
-            throw .firestore(.invalidArgument, "Resource id \"\(id)\" is invalid because it is reserved.")
+            throw FirestoreError(.invalidArgument, "Resource id \"\(id)\" is invalid because it is reserved.")
         }
         if id.utf8.count > 1500 {
-            throw .firestore(.invalidArgument, "Resource id \"\(id.prefix(20))...\" is invalid because it is longer than 1500 bytes.")
+            throw FirestoreError(.invalidArgument, "Resource id \"\(id.prefix(20))...\" is invalid because it is longer than 1500 bytes.")
         }
     }
 }

@@ -7,7 +7,7 @@ extension FieldPath {
     /// Parses a field path as production's API does in masks and transforms: a simple segment is a letter or
     /// `_` followed by letters, digits and `_`; anything else must be backtick-quoted. A path that does not
     /// follow the rules is production's `Invalid property path "…".` (e.g. an unquoted `0foo` or `a-b`).
-    init(validating text: String) throws(APIError) {
+    init(validating text: String) throws(FirestoreError) {
         guard text.utf8.count <= Self.maximumLength, Self.quotesEverySegmentThatNeedsIt(text),
             let path = FieldPath(parsing: text)
         else {
@@ -18,7 +18,7 @@ extension FieldPath {
 
     /// Parses the `field_paths` of a `DocumentMask` (also the `mask.fieldPaths` and `updateMask.fieldPaths`
     /// query parameters of the REST API), in order.
-    static func fieldPaths(_ texts: [String]) throws(APIError) -> [FieldPath] {
+    static func fieldPaths(_ texts: [String]) throws(FirestoreError) -> [FieldPath] {
         var paths: [FieldPath] = []
         paths.reserveCapacity(texts.count)
         for text in texts { paths.append(try FieldPath(validating: text)) }
@@ -26,8 +26,8 @@ extension FieldPath {
     }
 
     /// Production's error for a malformed or forbidden field path.
-    static func invalid(_ text: String) -> APIError {
-        .firestore(.invalidArgument, "Invalid property path \"\(text)\".")
+    static func invalid(_ text: String) -> FirestoreError {
+        FirestoreError(.invalidArgument, "Invalid property path \"\(text)\".")
     }
 
     /// Whether every unquoted segment is a simple name; quote placement is left to `FieldPath(parsing:)`.

@@ -3,11 +3,11 @@ import EmulatorCore
 extension FieldTransform {
     /// Checks the operand: increment, maximum and minimum take an integer or a double. (The message is the
     /// emulator's own; production's was not found.)
-    func validate() throws(APIError) {
+    func validate() throws(FirestoreError) {
         switch kind {
         case .increment(let operand), .maximum(let operand), .minimum(let operand):
             guard operand.number == nil else { return }
-            throw .firestore(
+            throw FirestoreError(
                 .invalidArgument,
                 "The \(kindName) transform on field \(field) requires an integer or a double value, not \(operand.json.serialized())."
             )

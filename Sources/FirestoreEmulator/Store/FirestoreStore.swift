@@ -67,9 +67,9 @@ final class FirestoreStore: Sendable {
     /// read through the view are recorded in the transaction, if any.
     func read<Result: Sendable>(
         _ database: DatabaseName, consistency: Consistency = .latest,
-        _ body: (inout DatabaseView) throws(APIError) -> Result
-    ) throws(APIError) -> (Result, ReadStamp) {
-        try state.withLock { (state: inout State) throws(APIError) -> (Result, ReadStamp) in
+        _ body: (inout DatabaseView) throws(FirestoreError) -> Result
+    ) throws(FirestoreError) -> (Result, ReadStamp) {
+        try state.withLock { (state: inout State) throws(FirestoreError) -> (Result, ReadStamp) in
             let now = Self.advance(&state, to: clock.now(), strictly: false)
             var transactionID: [UInt8]?
             var newTransaction: [UInt8]?
@@ -101,16 +101,16 @@ final class FirestoreStore: Sendable {
     // MARK: Transactions
 
     /// Begins a transaction in `database`; returns its id.
-    func beginTransaction(_ database: DatabaseName, mode: TransactionMode) throws(APIError) -> [UInt8] {
-        try state.withLock { (state: inout State) throws(APIError) -> [UInt8] in
+    func beginTransaction(_ database: DatabaseName, mode: TransactionMode) throws(FirestoreError) -> [UInt8] {
+        try state.withLock { (state: inout State) throws(FirestoreError) -> [UInt8] in
             let now = Self.advance(&state, to: clock.now(), strictly: false)
             return try Self.begin(mode, database: database, in: &state, now: now, date: clock.now())
         }
     }
 
     /// Ends a transaction without committing.
-    func rollback(_ database: DatabaseName, transaction id: [UInt8]) throws(APIError) {
-        try state.withLock { (state: inout State) throws(APIError) in
+    func rollback(_ database: DatabaseName, transaction id: [UInt8]) throws(FirestoreError) {
+        try state.withLock { (state: inout State) throws(FirestoreError) in
             let record = try Self.transaction(id, in: &state, database: database, now: clock.now())
             Self.retire(id, record, in: &state)
         }
@@ -146,9 +146,9 @@ final class FirestoreStore: Sendable {
     /// with `ABORTED` if anything the transaction read changed since, and the transaction ends.
     func commit(
         _ database: DatabaseName, writes: [Write], transaction: [UInt8]? = nil,
-        authorize: (_ writes: [PendingWrite], _ view: DatabaseView, _ commitTime: Timestamp) throws(APIError) -> Void
-    ) throws(APIError) -> CommitOutcome {
-        try state.withLock { (state: inout State) throws(APIError) -> CommitOutcome in
+        authorize: (_ writes: [PendingWrite], _ view: DatabaseView, _ commitTime: Timestamp) throws(FirestoreError) -> Void
+    ) throws(FirestoreError) -> CommitOutcome {
+        try state.withLock { (state: inout State) throws(FirestoreError) -> CommitOutcome in
             let date = clock.now()
             let databaseState = Self.database(database, in: &state)
             if let transaction {
@@ -156,7 +156,7 @@ final class FirestoreStore: Sendable {
                 Self.retire(transaction, record, in: &state)
                 if record.readOnly {
                     guard writes.isEmpty else {
-                        throw .firestore(.invalidArgument, "Cannot modify entities in a read-only transaction.")
+                        throw FirestoreError(.invalidArgument, "Cannot modify entities in a read-only transaction.")
                     }
                 } else {
                     try Self.validate(record, against: databaseState)
@@ -204,8 +204,8 @@ final class FirestoreStore: Sendable {
     // MARK: Emulator operations
 
     /// Deletes every document of `database` (the emulator's clear endpoint).
-    func clear(_ database: DatabaseName) throws(APIError) {
-        try state.withLock { (state: inout State) throws(APIError) in
+    func clear(_ database: DatabaseName) throws(FirestoreError) {
+        try state.withLock { (state: inout State) throws(FirestoreError) in
             try persist(CollectionOfOne(.deleteSpace(DurableDocuments.space(of: database))))
             state.databases[database]?.removeAll()
             state.log.forget()
@@ -226,8 +226,8 @@ final class FirestoreStore: Sendable {
     /// Replaces every document of each database in `databases` with the ones given (an import, before
     /// clients connect: listeners are not told), all created and updated at one new commit time; other
     /// databases stay as they are.
-    func replace(_ databases: [DatabaseName: [(path: DocumentPath, fields: [String: FirestoreValue])]]) throws(APIError) {
-        try state.withLock { (state: inout State) throws(APIError) in
+    func replace(_ databases: [DatabaseName: [(path: DocumentPath, fields: [String: FirestoreValue])]]) throws(FirestoreError) {
+        try state.withLock { (state: inout State) throws(FirestoreError) in
             let time = Self.advance(&state, to: clock.now(), strictly: true)
             func document(_ entry: (path: DocumentPath, fields: [String: FirestoreValue])) -> Document {
                 Document(path: entry.path, fields: entry.fields, createTime: time, updateTime: time)
@@ -274,8 +274,8 @@ final class FirestoreStore: Sendable {
     /// Brings back `checkpoint` as one commit per database that differs: the documents it changes are
     /// written at the restore's commit time (so clients' caches, which keep the newest version they saw,
     /// take them) and listeners get them as that commit; open transactions on those databases end.
-    func restore(_ checkpoint: Checkpoint) throws(APIError) {
-        try state.withLock { (state: inout State) throws(APIError) in
+    func restore(_ checkpoint: Checkpoint) throws(FirestoreError) {
+        try state.withLock { (state: inout State) throws(FirestoreError) in
             let time = Self.advance(&state, to: clock.now(), strictly: true)
             var restored: [(name: DatabaseName, target: DatabaseState, changes: [(path: DocumentPath, before: Document?, after: Document?)])] = []
             for name in Set(state.databases.keys).union(checkpoint.databases.keys) {
@@ -311,12 +311,12 @@ final class FirestoreStore: Sendable {
 
     /// Writes `changes` to the data folder, if there is one, before the state they describe is kept in memory:
     /// a change the folder refused is refused to the client too, and nothing of it stays.
-    private func persist(_ changes: some Sequence<DurableChange>) throws(APIError) {
+    private func persist(_ changes: some Sequence<DurableChange>) throws(FirestoreError) {
         guard let durable else { return }
         do {
             try durable.write(changes)
         } catch {
-            throw .firestore(.unavailable, "The change could not be stored: \(error.message)")
+            throw FirestoreError(.unavailable, "The change could not be stored: \(error.message)")
         }
     }
 
@@ -353,9 +353,9 @@ final class FirestoreStore: Sendable {
     /// so the subscription carries exactly the commits after what `body` saw.
     func listen<Result: Sendable, Subscription: Sendable>(
         _ database: DatabaseName, subscribe: (CommitFeed) -> Subscription,
-        _ body: (inout DatabaseView) throws(APIError) -> Result
-    ) throws(APIError) -> (Result, Subscription, readTime: Timestamp) {
-        try state.withLock { (state: inout State) throws(APIError) -> (Result, Subscription, readTime: Timestamp) in
+        _ body: (inout DatabaseView) throws(FirestoreError) -> Result
+    ) throws(FirestoreError) -> (Result, Subscription, readTime: Timestamp) {
+        try state.withLock { (state: inout State) throws(FirestoreError) -> (Result, Subscription, readTime: Timestamp) in
             let now = Self.advance(&state, to: clock.now(), strictly: false)
             var view = DatabaseView(state: Self.database(database, in: &state), readTime: nil)
             let result = try body(&view)
@@ -363,26 +363,26 @@ final class FirestoreStore: Sendable {
         }
     }
 
-    private static func checkReadTime(_ time: Timestamp, now: Timestamp) throws(APIError) -> Timestamp {
+    private static func checkReadTime(_ time: Timestamp, now: Timestamp) throws(FirestoreError) -> Timestamp {
         guard time <= now else {
-            throw .firestore(.invalidArgument, "read_time cannot be in the future.")
+            throw FirestoreError(.invalidArgument, "read_time cannot be in the future.")
         }
         guard time.microseconds >= now.microseconds - Int64(retention * 1_000_000) else {
-            throw .firestore(.failedPrecondition, "read_time is older than the oldest version still kept (one hour).")
+            throw FirestoreError(.failedPrecondition, "read_time is older than the oldest version still kept (one hour).")
         }
         return time
     }
 
     private static func begin(
         _ mode: TransactionMode, database: DatabaseName, in state: inout State, now: Timestamp, date: Date
-    ) throws(APIError) -> [UInt8] {
+    ) throws(FirestoreError) -> [UInt8] {
         var readOnly = false
         var readTime: Timestamp?
         var priority = date
         switch mode {
         case .readOnly(let time):
             readOnly = true
-            readTime = try time.map { (time) throws(APIError) in try checkReadTime(time, now: now) } ?? now
+            readTime = try time.map { (time) throws(FirestoreError) in try checkReadTime(time, now: now) } ?? now
         case .readWrite(let retrying?):
             priority = state.retired[retrying] ?? state.transactions[retrying]?.priority ?? date
         case .readWrite(nil):
@@ -402,12 +402,12 @@ final class FirestoreStore: Sendable {
 
     private static func transaction(
         _ id: [UInt8], in state: inout State, database: DatabaseName, now: Date
-    ) throws(APIError) -> TransactionRecord {
+    ) throws(FirestoreError) -> TransactionRecord {
         guard let record = state.transactions[id], record.database == database,
             now.timeIntervalSince(record.began) < transactionLifetime
         else {
             state.transactions[id] = nil
-            throw .firestore(.invalidArgument, "The referenced transaction has expired or is no longer valid.")
+            throw FirestoreError(.invalidArgument, "The referenced transaction has expired or is no longer valid.")
         }
         return record
     }
@@ -425,7 +425,7 @@ final class FirestoreStore: Sendable {
     private static func yieldToOlder(
         _ record: TransactionRecord, writing paths: [DocumentPath], among transactions: [[UInt8]: TransactionRecord],
         now: Date
-    ) throws(APIError) {
+    ) throws(FirestoreError) {
         for other in transactions.values
         where !other.readOnly && other.database == record.database && other.priority < record.priority
             && now.timeIntervalSince(other.began) < transactionLifetime
@@ -435,13 +435,13 @@ final class FirestoreStore: Sendable {
     }
 
     /// `ABORTED`, as production answers a transaction that lost a conflict.
-    private static let contention = APIError.firestore(
+    private static let contention = FirestoreError(
         .aborted,
         "Aborted due to cross-transaction contention. This occurs when multiple transactions attempt to access "
             + "the same data, requiring Firestore to abort at least one in order to enforce serializability.")
 
     /// Refuses a transaction's commit if a document or query result it read has changed since.
-    private static func validate(_ record: TransactionRecord, against database: DatabaseState) throws(APIError) {
+    private static func validate(_ record: TransactionRecord, against database: DatabaseState) throws(FirestoreError) {
         for (path, seen) in record.reads where database.document(at: path)?.updateTime != seen {
             throw contention
         }

@@ -10,7 +10,7 @@ extension Write {
     /// and reports its previous update time, as `WriteResult.update_time` documents.
     func apply(
         to current: Document?, commitTime: Timestamp, database: DatabaseName
-    ) throws(APIError) -> (document: Document?, result: WriteResult) {
+    ) throws(FirestoreError) -> (document: Document?, result: WriteResult) {
         try validate()
         try check(precondition, against: current, database: database)
         var fields: [String: FirestoreValue]
@@ -50,22 +50,22 @@ extension Write {
     /// Checks what the decoders cannot: masks and transforms only where they belong, no reserved names in
     /// their paths, numeric operands, at most one transform per field. (These messages are the emulator's
     /// own; production's were not found.)
-    func validate() throws(APIError) {
+    func validate() throws(FirestoreError) {
         switch operation {
         case .update:
             break
         case .transform:
             if transforms.isEmpty {
-                throw .firestore(.invalidArgument, "A transform of \(path) must have at least one field transform.")
+                throw FirestoreError(.invalidArgument, "A transform of \(path) must have at least one field transform.")
             }
         case .delete, .verify:
             if !transforms.isEmpty {
-                throw .firestore(.invalidArgument, "update_transforms can be set only when the operation is update.")
+                throw FirestoreError(.invalidArgument, "update_transforms can be set only when the operation is update.")
             }
         }
         if let updateMask {
             guard case .update = operation else {
-                throw .firestore(.invalidArgument, "update_mask can be set only when the operation is update.")
+                throw FirestoreError(.invalidArgument, "update_mask can be set only when the operation is update.")
             }
             for field in updateMask where field.segments.contains(where: DocumentLimits.isReserved) {
                 throw FieldPath.invalid(field.description)
@@ -77,7 +77,7 @@ extension Write {
                 throw FieldPath.invalid(transform.field.description)
             }
             guard transformed.insert(transform.field).inserted else {
-                throw .firestore(
+                throw FirestoreError(
                     .invalidArgument, "Cannot have more than one transform on the same field: \(transform.field).")
             }
             try transform.validate()
@@ -90,17 +90,17 @@ extension Write {
     /// differs (versions are microseconds since the epoch).
     private func check(
         _ precondition: Precondition?, against current: Document?, database: DatabaseName
-    ) throws(APIError) {
+    ) throws(FirestoreError) {
         switch (precondition, current) {
         case (nil, _), (.exists(true)?, .some), (.exists(false)?, nil):
             return
         case (.exists(true)?, nil), (.updateTime?, nil):
-            throw .firestore(.notFound, "No document to update: \(path.name(in: database))")
+            throw FirestoreError(.notFound, "No document to update: \(path.name(in: database))")
         case (.exists(false)?, .some):
-            throw .firestore(.alreadyExists, "Document already exists: \(path.name(in: database))")
+            throw FirestoreError(.alreadyExists, "Document already exists: \(path.name(in: database))")
         case (.updateTime(let required)?, let current?):
             guard current.updateTime != required else { return }
-            throw .firestore(
+            throw FirestoreError(
                 .failedPrecondition,
                 "the stored version (\(current.updateTime.microseconds)) does not match the required base version (\(required.microseconds))"
             )

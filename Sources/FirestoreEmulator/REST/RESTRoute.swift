@@ -1,0 +1,116 @@
+import EmulatorCore
+import Foundation
+import HTTPTypes
+
+/// A Firestore REST request's target, parsed from its method and path the way production's URL templates
+/// bind them (`/v1/{name=projects/*/databases/*/documents/*/**}`, `/v1/{database}/documents:commit`, ...).
+enum RESTRoute: Equatable {
+    /// `GET /v1/{name}`: GetDocument.
+    case getDocument(DatabaseName, DocumentPath)
+    /// `GET /v1/{parent}/{collectionId}`: ListDocuments.
+    case listDocuments(DatabaseName, parent: DocumentPath, collectionID: String)
+    /// `POST /v1/{parent}/{collectionId}`: CreateDocument.
+    case createDocument(DatabaseName, parent: DocumentPath, collectionID: String)
+    /// `PATCH /v1/{document.name}`: UpdateDocument.
+    case updateDocument(DatabaseName, DocumentPath)
+    /// `DELETE /v1/{name}`: DeleteDocument.
+    case deleteDocument(DatabaseName, DocumentPath)
+    /// `POST /v1/{database}/documents:<method>`: BatchGet, BeginTransaction, Commit, Rollback, BatchWrite.
+    case database(DatabaseName, DatabaseMethod)
+    /// `POST /v1/{parent}:<method>`: RunQuery, RunAggregationQuery, PartitionQuery, ListCollectionIds.
+    case parent(DatabaseName, DocumentPath, ParentMethod)
+    /// `DELETE /emulator/v1/projects/{p}/databases/{d}/documents` (emulator only).
+    case clear(DatabaseName)
+    /// `PUT /emulator/v1/projects/{p}:securityRules` (emulator only).
+    case securityRules(project: String)
+    /// `GET /emulator/v1/projects/{p}:ruleCoverage[.html]` (emulator only).
+    case ruleCoverage(project: String, html: Bool)
+    /// `POST /emulator/v1/projects/{p}:export` (emulator only).
+    case export(project: String)
+
+    /// Methods on the documents root.
+    enum DatabaseMethod: String, CaseIterable {
+        case batchGet, beginTransaction, commit, rollback, batchWrite, listen, write
+    }
+
+    /// Methods on a query parent (the documents root or a document).
+    enum ParentMethod: String, CaseIterable {
+        case runQuery, runAggregationQuery, partitionQuery, listCollectionIds
+    }
+
+    /// The route of `method` on `path` (the raw, still percent-encoded path), `nil` if nothing is served
+    /// there; malformed names are production's INVALID_ARGUMENT.
+    init?(method: HTTPRequest.Method, path: String) throws(FirestoreError) {
+        let raw = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        let segments = raw.map { $0.removingPercentEncoding ?? $0 }
+        switch segments.first {
+        case "v1": self = try Self.v1(method, Array(segments.dropFirst()))
+        case "emulator":
+            guard segments.count >= 2, segments[1] == "v1", let route = try Self.emulator(method, Array(segments.dropFirst(2)))
+            else { return nil }
+            self = route
+        default: return nil
+        }
+    }
+
+    private static func v1(_ method: HTTPRequest.Method, _ segments: [String]) throws(FirestoreError) -> RESTRoute {
+        guard segments.count >= 5, segments[0] == "projects", segments[2] == "databases" else {
+            throw FirestoreError(.notFound, "Not found: /v1/\(segments.joined(separator: "/"))")
+        }
+        var rest = Array(segments[4...])
+        // A custom method is the last segment's `:name` suffix (ids may contain colons, so only known names).
+        var custom: String?
+        if method == .post, let last = rest.last, let colon = last.lastIndex(of: ":") {
+            let name = String(last[last.index(after: colon)...])
+            if DatabaseMethod(rawValue: name) != nil || ParentMethod(rawValue: name) != nil {
+                custom = name
+                rest[rest.count - 1] = String(last[..<colon])
+            }
+        }
+        guard rest[0] == "documents" else {
+            throw FirestoreError(.notFound, "Not found: /v1/\(segments.joined(separator: "/"))")
+        }
+        let name = (segments[0..<4] + rest).joined(separator: "/")
+        let (database, path) = try DocumentPath.parse(resourceName: name)
+        if let custom {
+            if let databaseMethod = DatabaseMethod(rawValue: custom) {
+                guard path.segments.isEmpty else { throw FirestoreError(.notFound, "Not found: \(name):\(custom)") }
+                return .database(database, databaseMethod)
+            }
+            guard path.isParent, let parentMethod = ParentMethod(rawValue: custom) else { throw .invalidParent(name) }
+            return .parent(database, path, parentMethod)
+        }
+        switch method {
+        case .get where path.isDocument: return .getDocument(database, path)
+        case .get where path.isCollection: return .listDocuments(database, parent: path.parent, collectionID: path.lastSegment!)
+        case .post where path.isCollection:
+            return .createDocument(database, parent: path.parent, collectionID: path.lastSegment!)
+        case .patch where path.isDocument: return .updateDocument(database, path)
+        case .delete where path.isDocument: return .deleteDocument(database, path)
+        case .get, .patch, .delete, .post:
+            if path.isCollection || path.segments.isEmpty {
+                throw FirestoreError(.invalidArgument, "Document name \"\(name)\" has an odd number of path segments: it names a collection, not a document.")
+            }
+            throw FirestoreError(.invalidArgument, "Collection name \"\(name)\" names a document, not a collection.")
+        default:
+            throw FirestoreError(.notFound, "Not found: \(method) /v1/\(name)")
+        }
+    }
+
+    private static func emulator(_ method: HTTPRequest.Method, _ segments: [String]) throws(FirestoreError) -> RESTRoute? {
+        guard segments.count >= 2, segments[0] == "projects" else { return nil }
+        if segments.count == 2 {
+            let parts = segments[1].split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { return nil }
+            switch (method, parts[1]) {
+            case (.put, "securityRules"): return .securityRules(project: parts[0])
+            case (.get, "ruleCoverage"): return .ruleCoverage(project: parts[0], html: false)
+            case (.get, "ruleCoverage.html"): return .ruleCoverage(project: parts[0], html: true)
+            case (.post, "export"): return .export(project: parts[0])
+            default: return nil
+            }
+        }
+        guard method == .delete, segments.count == 5, segments[2] == "databases", segments[4] == "documents" else { return nil }
+        return .clear(DatabaseName(project: segments[1], database: segments[3]))
+    }
+}

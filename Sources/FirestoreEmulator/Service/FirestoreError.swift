@@ -1,0 +1,41 @@
+import EmulatorCore
+
+/// Why a Firestore operation failed: a canonical status and production's message. Everything below the
+/// transports throws it; each transport maps it once, at its edge: REST to Google's JSON error envelope
+/// (`APIError`), gRPC to a status (`RPCError`), a listen target's refusal to its `TargetChange.cause`.
+struct FirestoreError: Error, Sendable, Equatable {
+    /// The canonical status (`NOT_FOUND`, `ABORTED`...).
+    var status: GoogleStatus
+    /// The message, as production words it.
+    var message: String
+
+    /// An error of `status` saying `message`.
+    init(_ status: GoogleStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    /// The gRPC status code of the error's status.
+    var grpcCode: Int { status.grpcCode }
+
+    /// The error as REST renders it: `{"error":{"code","message","status"}}`, with no `errors` array.
+    var apiError: APIError { APIError(message: message, status: status, reason: nil) }
+
+    /// `PERMISSION_DENIED` for a request the security rules deny.
+    static let permissionDenied = FirestoreError(.permissionDenied, "Missing or insufficient permissions.")
+
+    /// `INVALID_ARGUMENT` for a parent that is neither the documents root nor a document.
+    static func invalidParent(_ name: String) -> FirestoreError {
+        FirestoreError(.invalidArgument, "Invalid parent \"\(name)\": a query parent is the documents root or a document.")
+    }
+}
+
+extension FirestoreError {
+    /// `UNIMPLEMENTED` for query explanations (`explain_options`): they are production's query planner's.
+    static let explainUnsupported = FirestoreError(.unimplemented, "Query explain is not supported by the Firestore emulator.")
+
+    /// A name in another database than the request's.
+    static func otherDatabase(_ name: String, _ database: DatabaseName) -> FirestoreError {
+        FirestoreError(.invalidArgument, "Document \"\(name)\" is not in the database \"\(database)\" of this request.")
+    }
+}

@@ -1,0 +1,79 @@
+import EmulatorCore
+
+/// The operations on a database's documents root: BatchGetDocuments, BeginTransaction, Commit, Rollback,
+/// BatchWrite.
+extension FirestoreService {
+    /// The most writes one commit or batch write takes (production's limit).
+    static let maximumWrites = 500
+
+    /// BatchGetDocuments: each path's document or its absence, in request order, at one read time.
+    func batchGet(_ request: BatchGetRequest, _ context: CallContext) throws(FirestoreError) -> BatchGetResult {
+        let (documents, stamp) = try store.read(request.database, consistency: request.consistency) {
+            (view: inout DatabaseView) throws(FirestoreError) -> [Document?] in
+            for path in request.paths {
+                try rules.authorizeGet(path, credential: context.credential, view: view, time: context.now)
+            }
+            return request.paths.map { view.document(at: $0) }
+        }
+        return BatchGetResult(
+            documents: zip(request.paths, documents).map { ($0, $1?.masked(by: request.mask)) },
+            readTime: stamp.readTime, transaction: stamp.transaction)
+    }
+
+    /// BeginTransaction: the new transaction's id.
+    func beginTransaction(_ database: DatabaseName, mode: TransactionMode) throws(FirestoreError) -> [UInt8] {
+        try store.beginTransaction(database, mode: mode)
+    }
+
+    /// Commit: every write or none, at one commit time; ABORTED when a transaction's reads changed.
+    func commit(_ request: CommitRequest, _ context: CallContext) throws(FirestoreError) -> FirestoreStore.CommitOutcome {
+        try Self.checkWriteCount(request.writes.count)
+        return try commit(request.database, request.writes, transaction: request.transaction, context)
+    }
+
+    /// Rollback.
+    func rollback(_ database: DatabaseName, transaction: [UInt8]) throws(FirestoreError) {
+        try store.rollback(database, transaction: transaction)
+    }
+
+    /// BatchWrite: each write on its own, in order, each with its result or its error. A document may be
+    /// written once.
+    func batchWrite(_ request: BatchWriteRequest, _ context: CallContext) throws(FirestoreError)
+        -> [Result<WriteResult, FirestoreError>]
+    {
+        try Self.checkWriteCount(request.writes.count)
+        var written = Set<DocumentPath>()
+        for write in request.writes where !written.insert(write.path).inserted {
+            throw FirestoreError(
+                .invalidArgument,
+                "A batch write cannot write to the same document more than once: \(write.path.name(in: request.database))")
+        }
+        return request.writes.map { write in
+            do throws(FirestoreError) {
+                let outcome = try commit(request.database, [write], transaction: nil, context)
+                var result = outcome.results[0]
+                if result.updateTime == nil, case .delete = write.operation { result.updateTime = outcome.commitTime }
+                return .success(result)
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Commits `writes` with the caller's rules decided against the pending commit.
+    func commit(_ database: DatabaseName, _ writes: [Write], transaction: [UInt8]?, _ context: CallContext)
+        throws(FirestoreError) -> FirestoreStore.CommitOutcome
+    {
+        try store.commit(database, writes: writes, transaction: transaction) {
+            (pending: [FirestoreStore.PendingWrite], view: DatabaseView, commitTime: Timestamp) throws(FirestoreError) in
+            try rules.authorizeWrites(pending, credential: context.credential, view: view, time: commitTime)
+        }
+    }
+
+    /// Refuses more writes than production takes in one request (transports check before decoding them).
+    static func checkWriteCount(_ count: Int) throws(FirestoreError) {
+        guard count <= maximumWrites else {
+            throw FirestoreError(.invalidArgument, "maximum \(maximumWrites) writes allowed per request")
+        }
+    }
+}

@@ -1,0 +1,210 @@
+import EmulatorCore
+import EmulatorHTTP
+import FirestoreWire
+import Foundation
+import GRPCCore
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SwiftProtobuf
+import Synchronization
+
+/// The web SDK's streams: `Listen` and `Write` over WebChannel at
+/// `/google.firestore.v1.Firestore/{Listen,Write}/channel`, as production and the official emulator serve
+/// them to browsers. Each session runs the same RPC loop as a gRPC stream, with proto3 JSON messages.
+///
+/// - Handshake: a POST without `SID`; its body has the `headers` (`Authorization`) and the first requests;
+///   the answer is array 0, `["c", SID, ...]`, and an `X-HTTP-Session-Id` header.
+/// - Forward channel: POSTs with `SID` carrying numbered requests; answered `[1, last array id, bytes]`.
+/// - Back channel: a GET with `SID`, `RID=rpc`, `AID` (arrays received) and `CI` (`0` streams, `1` long
+///   polls), answered with numbered arrays `[[id, [message]], ...]` in length-prefixed chunks.
+/// - `TYPE=terminate` ends a session; an unknown `SID` is 400 `Unknown SID`, which makes the SDK reconnect.
+final class WebChannelEndpoint: Sendable {
+    /// The path prefix of every channel.
+    static let pathPrefix = "/google.firestore.v1.Firestore/"
+
+    private let service: FirestoreGRPCService
+    private let streams = Mutex<[String: WebChannelStream]>([:])
+    private let ticker = Mutex<Task<Void, Never>?>(nil)
+
+    /// The endpoint serving `service`'s streams.
+    init(service: FirestoreGRPCService) {
+        self.service = service
+    }
+
+    /// The answer to `request` if it is for a channel, else `nil`. A refused request is answered with
+    /// Google's JSON error envelope, as REST answers.
+    func respond(to request: Request) async throws -> Response? {
+        do {
+            return try await answer(request)
+        } catch let error as FirestoreError {
+            throw error.apiError
+        }
+    }
+
+    private func answer(_ request: Request) async throws -> Response? {
+        let path = request.uri.path
+        guard path.hasPrefix(Self.pathPrefix) else { return nil }
+        let parts = path.dropFirst(Self.pathPrefix.count).split(separator: "/")
+        guard parts.count == 2, parts[1] == "channel", let method = WebChannelStream.Method(rawValue: String(parts[0]))
+        else {
+            throw FirestoreError(.notFound, "Not found: \(request.method) \(path)")
+        }
+        let query = request.queryFields
+        guard let sessionID = query["SID"] else {
+            guard request.method == .post else {
+                throw FirestoreError(.invalidArgument, "A WebChannel session starts with a POST handshake.")
+            }
+            return try await handshake(method, body: WebChannelWire.ForwardBody(parsing: try await Self.text(of: request)))
+        }
+        guard let stream = streams.withLock({ $0[sessionID] }), stream.method == method else {
+            throw FirestoreError(.invalidArgument, "Unknown SID")
+        }
+        if query["TYPE"] == "terminate" {
+            close(stream)
+            return Self.chunks("")
+        }
+        let arrayID = query["AID"].flatMap { Int($0) }
+        if request.method == .post {
+            let body = WebChannelWire.ForwardBody(parsing: try await Self.text(of: request))
+            do {
+                return Self.chunks(WebChannelWire.chunk(try stream.receive(body.maps, offset: body.offset, acknowledging: arrayID)))
+            } catch {
+                close(stream)
+                throw FirestoreError(.invalidArgument, "Invalid JSON payload received. \(error)")
+            }
+        }
+        guard query["RID"] == "rpc" else {
+            throw FirestoreError(.invalidArgument, "A WebChannel GET is a back channel (RID=rpc) or TYPE=terminate.")
+        }
+        let longPoll = query["CI"] == "1"
+        let timeout = query["TO"].flatMap { Int($0) }.map { Duration.milliseconds($0) }
+        return Response(
+            status: .ok, headers: Self.headers,
+            body: ResponseBody { writer in
+                try await stream.serveBackChannel(acknowledging: arrayID ?? 0, longPoll: longPoll, timeout: timeout) {
+                    try await writer.write(ByteBuffer(string: $0))
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// Ends every session (the emulator is stopping).
+    func closeAll() {
+        ticker.withLock { $0?.cancel() }
+        for stream in streams.withLock({ Array($0.values) }) { close(stream) }
+    }
+
+    /// Opens a session: starts its RPC with the handshake's caller, delivers its first requests, answers
+    /// array 0.
+    private func handshake(_ method: WebChannelStream.Method, body: WebChannelWire.ForwardBody) async throws -> Response {
+        let authorization = body.headers["authorization"]
+        let id = RandomID.make(length: 22, from: RandomID.base64URL)
+        let stream: WebChannelStream
+        switch method {
+        case .listen:
+            let (requests, input) = AsyncThrowingStream<Google_Firestore_V1_ListenRequest, any Error>.makeStream()
+            stream = WebChannelStream(
+                id: id, method: method, deliver: { input.yield(try Self.decode($0)) }, finishRequests: { input.finish() })
+            let credential = service.service.context(authorization: authorization).credential
+            stream.run { [service] in
+                await Self.serve(stream) {
+                    try await service.serveListen(requests, credential: credential) { messages in
+                        await stream.send(try messages.map { try Self.payload($0) })
+                    }
+                }
+            }
+        case .write:
+            let (requests, input) = AsyncThrowingStream<Google_Firestore_V1_WriteRequest, any Error>.makeStream()
+            stream = WebChannelStream(
+                id: id, method: method, deliver: { input.yield(try Self.decode($0)) }, finishRequests: { input.finish() })
+            stream.run { [service] in
+                await Self.serve(stream) {
+                    try await service.serveWrite(requests, authorization: authorization) { message in
+                        await stream.send([try Self.payload(message)])
+                    }
+                }
+            }
+        }
+        streams.withLock { $0[id] = stream }
+        startTicking()
+        do {
+            _ = try stream.receive(body.maps, offset: body.offset, acknowledging: nil)
+        } catch {
+            close(stream)
+            throw FirestoreError(.invalidArgument, "Invalid JSON payload received. \(error)")
+        }
+        var response = Self.chunks(WebChannelWire.handshake(sessionID: id))
+        response.headers[.httpSessionID] = RandomID.make(length: 22, from: RandomID.base64URL)
+        return response
+    }
+
+    /// Runs a session's RPC; the error that ends it goes to the client as an error message.
+    private static func serve(_ stream: WebChannelStream, _ rpc: () async throws -> Void) async {
+        do {
+            try await rpc()
+        } catch let error as RPCError {
+            await stream.send([WebChannelWire.errorPayload(error)])
+        } catch is CancellationError {
+            // The session closed.
+        } catch {
+            await stream.send([WebChannelWire.errorPayload(RPCError(code: .internalError, message: "\(error)"))])
+        }
+    }
+
+    private func close(_ stream: WebChannelStream) {
+        streams.withLock { _ = $0.removeValue(forKey: stream.id) }
+        stream.close()
+    }
+
+    /// Starts, once, the task that sends keepalives and expires abandoned sessions, every second.
+    private func startTicking() {
+        ticker.withLock { ticker in
+            guard ticker == nil else { return }
+            ticker = Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    guard let self else { return }
+                    let now = ContinuousClock.now
+                    for stream in streams.withLock({ Array($0.values) }) where !stream.tick(now: now) {
+                        close(stream)
+                    }
+                }
+            }
+        }
+    }
+
+    /// A request message from a map's proto3 JSON.
+    private static func decode<Message: SwiftProtobuf.Message>(_ json: String) throws -> Message {
+        try Message(jsonString: json, options: decoding)
+    }
+
+    /// A message as an array's payload, `[<proto3 JSON>]`.
+    private static func payload(_ message: some SwiftProtobuf.Message) throws -> String {
+        "[" + (try message.jsonString()) + "]"
+    }
+
+    private static let decoding: JSONDecodingOptions = {
+        var options = JSONDecodingOptions()
+        options.ignoreUnknownFields = true
+        return options
+    }()
+
+    private static func text(of request: Request) async throws -> String {
+        String(decoding: try await request.collectBody(limit: FirestoreREST.bodyLimit), as: UTF8.self)
+    }
+
+    private static let headers: HTTPFields = [
+        .contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache, no-store, max-age=0, must-revalidate",
+        .xContentTypeOptions: "nosniff",
+    ]
+
+    private static func chunks(_ text: String) -> Response {
+        Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+extension HTTPField.Name {
+    static let httpSessionID = Self("X-HTTP-Session-Id")!
+    static let xContentTypeOptions = Self("X-Content-Type-Options")!
+}
