@@ -73,6 +73,7 @@ public final class FirestoreEmulator: ServedEmulator {
 
     /// Ends the web SDK's sessions, then stops listening.
     public func stop() async {
+        rules.stopWatching()
         webChannel.closeAll()
         await server.stop()
     }

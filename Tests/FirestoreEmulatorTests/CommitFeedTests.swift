@@ -1,3 +1,4 @@
+import Dispatch
 import EmulatorCore
 import Testing
 
@@ -66,6 +67,27 @@ import Testing
         }
         await publisher.value
         #expect(times == (1...200).map { Timestamp(microseconds: Int64($0)) })
+    }
+
+    @Test func publishingNeverWaitsAndWritersWaitForRoom() async throws {
+        let feed = CommitFeed(backlog: 2)
+        let subscription = feed.subscribe(database)
+        let gate = DispatchSemaphore(value: 0)
+        feed.afterPublished { gate.wait() }  // the fan-out is stuck until the gate opens
+        for micros in 1...5 {
+            // Under the store's lock in real use: returns although the backlog is full.
+            feed.publish(CommitFeed.Entry(commitTime: Timestamp(microseconds: Int64(micros)), changes: []), to: database)
+        }
+        let writer = Task.detached { feed.waitForRoom() }
+        try await Task.sleep(for: .milliseconds(50))
+        gate.signal()
+        await writer.value  // room once the fan-out moves on
+        var times: [Timestamp] = []
+        for await entry in subscription.entries {
+            times.append(entry.commitTime)
+            if times.count == 5 { break }
+        }
+        #expect(times == (1...5).map { Timestamp(microseconds: Int64($0)) })
     }
 
     @Test func aSubscriberThatFallsBehindIsCutOffAlone() async throws {

@@ -32,7 +32,6 @@ struct DatabaseAPI: Sendable {
 
     /// Answers one request.
     func handle(_ request: Request, context: EmulatorContext) async throws -> Response {
-        databases.reloadChangedRules()
         do {
             return try await route(request)
         } catch let failure as Failure {

@@ -58,10 +58,10 @@ final class Databases: Sendable {
             for namespace in rulesFiles[index].namespaces { database(namespace).setRules(rules) }
         }
         try restoreKeptRules()
+        files.watch { [weak self] texts in self?.reload(texts) }
     }
 
-    /// The database named `namespace` (created empty on first use). Rules files are looked at by the
-    /// edges (`reloadChangedRules()` per request and per wire message), not here.
+    /// The database named `namespace` (created empty on first use).
     func database(_ namespace: String) -> Database {
         databases.withLock { databases in
             if let database = databases[namespace] { return database }
@@ -151,10 +151,10 @@ final class Databases: Sendable {
         }
     }
 
-    /// Loads rules files that changed since they were read (looked at no more than every half second); a
-    /// file that no longer parses is reported and the rules in force stay.
-    func reloadChangedRules() {
-        guard let watched, let texts = watched.files.changes() else { return }
+    /// Loads the rules files' new `texts` when one changed; a file that no longer parses is reported and
+    /// the rules in force stay.
+    private func reload(_ texts: [String]) {
+        guard let watched else { return }
         for (index, text) in texts.enumerated() {
             do {
                 let rules = try DatabaseRuleSet(source: text)

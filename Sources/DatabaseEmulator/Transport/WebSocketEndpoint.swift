@@ -74,8 +74,7 @@ final class WebSocketEndpoint: Sendable {
                     case .pending: continue
                     case .tooLarge: break reading
                     case .message(let message):
-                        databases.reloadChangedRules()
-                        if !connection.receive(message) { break reading }
+                                        if !connection.receive(message) { break reading }
                     }
                 }
             } catch {

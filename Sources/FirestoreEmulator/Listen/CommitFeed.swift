@@ -3,7 +3,8 @@ import Synchronization
 
 /// Every commit, in commit order, for the listeners of each database. Publishing queues the commit for the
 /// subscribers of that moment, and a serial delivery queue hands it to each of them, so a commit never holds
-/// the store's lock for its fan-out; a publisher waits only when `backlog` commits are queued. Each
+/// the store's lock for its fan-out, and publishing never waits. Writers faster than the fan-out are held
+/// back before they take the store's lock instead (`waitForRoom`) while `backlog` commits are queued. Each
 /// subscriber has its own bounded buffer, and one that falls `limit` commits behind has its stream finished
 /// (its transport then closes the listen stream with an error the SDKs retry), hurting no one else.
 final class CommitFeed: Sendable {
@@ -21,8 +22,8 @@ final class CommitFeed: Sendable {
     private let nextID = Atomic<Int>(0)
     /// Hands out published commits one after another, in the order they were published.
     private let delivery = DispatchQueue(label: "hearth.firestore.commit-feed")
-    /// Room in the delivery queue: a publisher waits when `backlog` commits are queued, so writers faster
-    /// than the fan-out are held back rather than queueing without bound.
+    /// Room in the delivery queue: a writer waits (outside the store's lock) while `backlog` commits are
+    /// queued, so writers faster than the fan-out are held back rather than queueing without bound.
     private let room: DispatchSemaphore
 
     /// The most commits a subscriber may have waiting.
@@ -66,19 +67,28 @@ final class CommitFeed: Sendable {
         return id
     }
 
+    /// Returns once fewer than `backlog` commits wait to be handed out. Writers call it before taking the
+    /// store's lock, so a fan-out slower than the writes holds the writers back, never the lock.
+    func waitForRoom() {
+        room.wait()
+        room.signal()
+    }
+
     /// Hands `entry` to every subscriber `database` has now; one that cannot take it is cut off. Call it
     /// under the store's lock, as `subscribe`: commits reach each subscriber in the order they were
-    /// published, and only those published after it subscribed. Returns before the entry is handed out,
-    /// unless `backlog` commits are already waiting: then once there is room.
+    /// published, and only those published after it subscribed. Returns at once, before the entry is
+    /// handed out: it never waits (writers wait for room before they take the lock, `waitForRoom`).
     func publish(_ entry: Entry, to database: DatabaseName) {
         let targets = subscribers.withLock { $0[database] ?? [:] }
         guard !targets.isEmpty else { return }
-        room.wait()
+        // Takes a place in the backlog if there is one; past it (writers that passed `waitForRoom` at the
+        // same moment) the entry is queued all the same.
+        let placed = room.wait(timeout: .now()) == .success
         delivery.async {
             for (id, deliver) in targets where !deliver(entry) {
                 self.subscribers.withLock { _ = $0[database]?.removeValue(forKey: id) }
             }
-            self.room.signal()
+            if placed { self.room.signal() }
         }
     }
 

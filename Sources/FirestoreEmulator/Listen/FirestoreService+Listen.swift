@@ -133,7 +133,6 @@ extension FirestoreService {
     private func initialResults(
         of target: ListenTarget, database: DatabaseName, credential: Credential, previous: [Document]
     ) throws(FirestoreError) -> ([Document], Timestamp, deleted: Set<DocumentPath>) {
-        rules.reloadIfChanged()
         let now = Timestamp(clock.now())
         let ((documents, deleted), stamp) = try store.read(database) {
             (view: inout DatabaseView) throws(FirestoreError) -> ([Document], Set<DocumentPath>) in

@@ -65,12 +65,19 @@ final class FirestoreRules: Sendable {
         return compilation.diagnostics
     }
 
-    /// Loads the rules file at `path` for `project` and watches it for changes; returns its diagnostics.
+    /// Loads the rules file at `path` for `project` and watches it: a change is loaded when it happens (a
+    /// file with errors keeps the previous rules). Returns the file's diagnostics.
     @discardableResult
     func watch(file path: String, project: String) throws -> [Diagnostic] {
         let watched = try WatchedFiles(paths: [path])
         loaded.withLock { $0.file = (watched, project) }
+        watched.watch { [weak self] texts in self?.reload(texts[0], from: path, project: project) }
         return setRules([RulesSource(fileName: (path as NSString).lastPathComponent, text: watched.texts[0])], project: project)
+    }
+
+    /// Stops watching the rules file.
+    func stopWatching() {
+        loaded.withLock { $0.file?.watched.stop() }
     }
 
     /// The rules of `project`.
@@ -78,12 +85,9 @@ final class FirestoreRules: Sendable {
         loaded.withLock { $0.rulesets[project] }
     }
 
-    /// Reloads the watched rules file if it changed (looked at no more than every half second). Called as a
-    /// request arrives, before any store lock is taken: a reload reads and compiles a file.
-    func reloadIfChanged() {
-        guard let (watched, project) = loaded.withLock({ $0.file }), let texts = watched.changes() else { return }
-        let path = watched.paths[0]
-        let diagnostics = setRules([RulesSource(fileName: (path as NSString).lastPathComponent, text: texts[0])], project: project)
+    /// Loads the changed rules file's `text` as `project`'s rules, unless it has errors.
+    private func reload(_ text: String, from path: String, project: String) {
+        let diagnostics = setRules([RulesSource(fileName: (path as NSString).lastPathComponent, text: text)], project: project)
         let errors = diagnostics.filter { $0.severity == .error }
         if errors.isEmpty {
             logger.info("firestore: change detected in \(path), rules updated")

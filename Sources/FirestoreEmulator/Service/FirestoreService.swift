@@ -24,8 +24,7 @@ struct FirestoreService: Sendable {
     /// metadata `authorization` (`Bearer owner`, `Bearer <ID token>`, none), read the same way for every
     /// transport.
     func context(authorization: String?) -> CallContext {
-        rules.reloadIfChanged()
-        return CallContext(credential: Credential(authorizationHeader: authorization), now: Timestamp(clock.now()))
+        CallContext(credential: Credential(authorizationHeader: authorization), now: Timestamp(clock.now()))
     }
 }
 

@@ -148,7 +148,8 @@ final class FirestoreStore: Sendable {
         _ database: DatabaseName, writes: [Write], transaction: [UInt8]? = nil,
         authorize: (_ writes: [PendingWrite], _ view: DatabaseView, _ commitTime: Timestamp) throws(FirestoreError) -> Void
     ) throws(FirestoreError) -> CommitOutcome {
-        try state.withLock { (state: inout State) throws(FirestoreError) -> CommitOutcome in
+        feed.waitForRoom()
+        return try state.withLock { (state: inout State) throws(FirestoreError) -> CommitOutcome in
             let date = clock.now()
             let databaseState = Self.database(database, in: &state)
             if let transaction {
@@ -275,6 +276,7 @@ final class FirestoreStore: Sendable {
     /// written at the restore's commit time (so clients' caches, which keep the newest version they saw,
     /// take them) and listeners get them as that commit; open transactions on those databases end.
     func restore(_ checkpoint: Checkpoint) throws(FirestoreError) {
+        feed.waitForRoom()
         try state.withLock { (state: inout State) throws(FirestoreError) in
             let time = Self.advance(&state, to: clock.now(), strictly: true)
             var restored: [(name: DatabaseName, target: DatabaseState, changes: [(path: DocumentPath, before: Document?, after: Document?)])] = []

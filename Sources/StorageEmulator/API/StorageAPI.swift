@@ -20,7 +20,6 @@ struct StorageAPI: Sendable {
     let logger: Logger
 
     func handle(_ request: Request, context: EmulatorContext) async throws -> Response {
-        rules.reloadIfChanged()
         let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         do {
             switch segments.first {

@@ -95,20 +95,21 @@ final class StorageRules: Sendable {
     }
 
     /// Loads rules files (each with its bucket; the `nil` bucket's file holds every other bucket's rules)
-    /// and watches them; returns their diagnostics. Throws `UnreadableFile` for a file that cannot be read.
+    /// and watches them: a change is loaded when it happens. Returns their diagnostics. Throws
+    /// `UnreadableFile` for a file that cannot be read.
     @discardableResult
     func watch(files: [(path: String, bucket: String?)]) throws -> [Diagnostic] {
         let watched = try WatchedFiles(paths: files.map(\.path))
         let buckets = files.map(\.bucket)
         loaded.withLock { $0.watched = (watched, buckets) }
+        let paths = watched.paths
+        watched.watch { [weak self] texts in self?.reload(texts, paths: paths, buckets: buckets) }
         return setRules(Self.files(watched.paths, watched.texts, buckets))
     }
 
-    /// Reloads the watched files if one changed (looked at no more than every half second, as requests
-    /// arrive); files with errors keep the previous rules.
-    func reloadIfChanged() {
-        guard let (watched, buckets) = loaded.withLock({ $0.watched }), let texts = watched.changes() else { return }
-        let errors = setRules(Self.files(watched.paths, texts, buckets)).filter { $0.severity == .error }
+    /// Loads the rules files' new `texts`, unless they have errors (then the previous rules stay).
+    private func reload(_ texts: [String], paths: [String], buckets: [String?]) {
+        let errors = setRules(Self.files(paths, texts, buckets)).filter { $0.severity == .error }
         if errors.isEmpty {
             logger.info("storage: change detected in the rules files, rules updated")
         } else {
