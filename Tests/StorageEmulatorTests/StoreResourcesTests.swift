@@ -1,3 +1,4 @@
+import EmulatorCore
 import Foundation
 import Testing
 
@@ -28,7 +29,8 @@ import Testing
         var writers: [BlobWriter] = []
         for index in 0..<50 {
             let upload = ResumableUpload(
-                id: "u\(index)", bucket: "b", name: "o\(index)", metadata: nil, authorization: nil, declaredSize: nil)
+                id: "u\(index)", bucket: "b", name: "o\(index)", metadata: [:], contentType: nil, credential: .none,
+                declaredSize: nil)
             let writer = try store.newBlob()
             sessions.start(upload, writer: writer)
             #expect(!writer.holdsDescriptor, "a started upload waits for its first chunk without a descriptor")

@@ -8,40 +8,41 @@ import Testing
 /// The resumable upload state machine, multipart parsing, ranges and checksums, without I/O.
 @Suite struct UploadProtocolTests {
     private func upload(declaredSize: Int64? = nil) -> ResumableUpload {
-        ResumableUpload(id: "u", bucket: "b", name: "o", metadata: nil, authorization: nil, declaredSize: declaredSize)
+        ResumableUpload(
+            id: "u", bucket: "b", name: "o", metadata: [:], contentType: nil, credential: .none, declaredSize: declaredSize)
     }
 
     @Test func chunksMustContinueWhereTheLastEnded() throws {
         var upload = upload()
-        #expect(try upload.plan(offset: 0, length: 5) == 0)
-        upload.kept(5)
-        #expect(try upload.plan(offset: 5, length: 5) == 0)
-        #expect(try upload.plan(offset: nil, length: 5) == 0)  // no offset: appended
-        #expect(try upload.plan(offset: 2, length: 5) == 3)  // a retried chunk: its first 3 bytes are kept already
-        #expect(throws: ResumableUpload.Refusal.gap(expected: 5, got: 7)) { try upload.plan(offset: 7, length: 1) }
-        #expect(throws: ResumableUpload.Refusal.gap(expected: 5, got: -1)) { try upload.plan(offset: -1, length: 1) }
+        #expect(try upload.receive(chunkAt: 0, length: 5).skip == 0)
+        upload.appended(5)
+        #expect(try upload.receive(chunkAt: 5, length: 5).skip == 0)
+        #expect(try upload.receive(chunkAt: nil, length: 5).skip == 0)  // no offset: appended
+        #expect(try upload.receive(chunkAt: 2, length: 5).skip == 3)  // a retried chunk: its first 3 bytes are kept already
+        #expect(throws: ResumableUpload.Refusal.gap(expected: 5, got: 7)) { try upload.receive(chunkAt: 7, length: 1) }
+        #expect(throws: ResumableUpload.Refusal.gap(expected: 5, got: -1)) { try upload.receive(chunkAt: -1, length: 1) }
     }
 
     @Test func aDeclaredSizeBoundsTheUpload() throws {
         var upload = upload(declaredSize: 8)
-        upload.kept(5)
-        #expect(try upload.plan(offset: 5, length: 3) == 0)
-        #expect(throws: ResumableUpload.Refusal.beyondDeclaredSize(8)) { try upload.plan(offset: 5, length: 4) }
-        #expect(try upload.plan(offset: 5, length: nil) == 0)  // chunked: the writer enforces the size
+        upload.appended(5)
+        #expect(try upload.receive(chunkAt: 5, length: 3).skip == 0)
+        #expect(throws: ResumableUpload.Refusal.beyondDeclaredSize(8)) { try upload.receive(chunkAt: 5, length: 4) }
+        #expect(try upload.receive(chunkAt: 5, length: nil).skip == 0)  // chunked: the writer enforces the size
     }
 
     @Test func finalizeAndCancelFollowProductionStatuses() throws {
         var upload = upload()
-        try upload.finalize()
+        _ = try upload.complete(.now)
         upload.answered(403)
         #expect(upload.status == .final)
-        #expect(throws: ResumableUpload.Refusal.alreadyFinal(previous: 403)) { try upload.finalize() }
-        #expect(throws: ResumableUpload.Refusal.alreadyFinal(previous: 403)) { try upload.plan(offset: 0, length: 1) }
+        #expect(throws: ResumableUpload.Refusal.alreadyFinal(previous: 403)) { try upload.complete(.now) }
+        #expect(throws: ResumableUpload.Refusal.alreadyFinal(previous: 403)) { try upload.receive(chunkAt: 0, length: 1) }
         #expect(throws: ResumableUpload.Refusal.notCancellable) { try upload.cancel() }
         var cancelled = self.upload()
         try cancelled.cancel()
-        #expect(throws: ResumableUpload.Refusal.notActive) { try cancelled.finalize() }
-        #expect(throws: ResumableUpload.Refusal.notActive) { try cancelled.plan(offset: 0, length: 1) }
+        #expect(throws: ResumableUpload.Refusal.notActive) { try cancelled.complete(.now) }
+        #expect(throws: ResumableUpload.Refusal.notActive) { try cancelled.receive(chunkAt: 0, length: 1) }
     }
 
     @Test func multipartBodiesStreamTheirDataPart() async throws {

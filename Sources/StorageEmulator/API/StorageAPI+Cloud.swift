@@ -92,7 +92,7 @@ extension StorageAPI {
             if mode == .upload, query["upload_id"] != nil {
                 switch request.method {
                 case .put, .post: return try await resumableChunk(request, bucket, query: query, base: base)
-                case .delete: return try cancelResumable(query)
+                case .delete: return try await cancelResumable(query)
                 default: break
                 }
             }
@@ -154,7 +154,7 @@ extension StorageAPI {
             guard let updated else { throw Self.noSuchObject(bucket, name) }
             return .json(updated.cloudJSON(base: base))
         case .delete:
-            if mode == .upload { return try cancelResumable(query) }
+            if mode == .upload { return try await cancelResumable(query) }
             guard try store.delete(bucket, name, check: { try Self.checkPreconditions(query, $0) }) != nil else {
                 throw Self.noSuchObject(bucket, name)
             }

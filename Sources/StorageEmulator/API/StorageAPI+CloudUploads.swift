@@ -19,14 +19,10 @@ extension StorageAPI {
                 throw Self.cloudError(400, "Required parameter: name", reason: "required")
             }
             if let problem = Self.nameProblem(name) { throw Self.cloudError(400, problem, reason: "invalid") }
-            var members = metadata.objectValue ?? [:]
-            if members["contentType"] == nil, let type = request.headers[.uploadContentType] { members["contentType"] = .string(type) }
-            let id = RandomID.make(length: 32, from: RandomID.base64URL)
-            uploads.start(
-                ResumableUpload(
-                    id: id, bucket: bucket, name: name, metadata: .object(members), authorization: nil,
-                    declaredSize: request.headers[.uploadContentLength].flatMap { Int64($0) }),
-                writer: try store.newBlob())
+            // The GCS API is admin and decides nothing by the credential.
+            let id = try startResumable(
+                bucket, name, metadata: metadata, contentType: request.headers[.uploadContentType], credential: .none,
+                declaredSize: request.headers[.uploadContentLength].flatMap { Int64($0) })
             var location = URLComponents(string: "\(base)/upload/storage/v1/b/\(Self.percentEncoded(bucket))/o")!
             location.queryItems = [
                 URLQueryItem(name: "uploadType", value: "resumable"), URLQueryItem(name: "name", value: name),
@@ -90,7 +86,8 @@ extension StorageAPI {
     }
 
     /// `PUT` of a resumable upload's bytes: `Content-Range: bytes a-b/total` (or `*/total` to finish or ask,
-    /// `a-b/*` while the total is unknown). 308 with `Range` until complete, then the object.
+    /// `a-b/*` while the total is unknown; without one, the whole upload), each a `ResumableUpload` event. 308
+    /// with `Range` until complete, then the object.
     func resumableChunk(_ request: Request, _ bucket: String, query: FormFields, base: String) async throws -> Response {
         guard let id = query["upload_id"], uploads.contains(id) else {
             throw Self.cloudError(404, "No such upload.", reason: "notFound")
@@ -99,47 +96,46 @@ extension StorageAPI {
         if request.headers[.contentRange] != nil, range == nil {
             throw Self.cloudError(400, "Invalid Content-Range: \(request.headers[.contentRange]!).", reason: "invalid")
         }
+        // Without a total the upload goes on; without a `Content-Range` the body is the whole upload.
+        let completion: ResumableUpload.Completion =
+            if let range { range.total.map { .atTotal($0) } ?? .later } else { .now }
         let outcome = try await uploads.withSession(id) { session -> Response in
-            var upload = session.upload
-            defer { session.upload = upload }
             do {
-                if upload.status == .final, let object = store.object(upload.bucket, upload.name) {
-                    return .json(object.cloudJSON(base: base))
-                }
-                guard let writer = session.writer else { throw ResumableUpload.Refusal.notActive }
-                if range?.first != nil || range == nil {
-                    try await appendChunk(of: request, at: range?.first ?? 0, to: &upload, writer: writer)
-                }
-                let total = range?.total ?? (range == nil ? upload.received : nil)
-                guard let total, total == upload.received else {
-                    if let total, upload.received > total {
-                        throw Self.cloudError(400, "The upload has more bytes than its total of \(total).", reason: "invalid")
+                let outcome =
+                    if let range, range.first == nil {
+                        try session.upload.complete(completion)
+                    } else {
+                        try await append(request, at: range?.first ?? 0, to: &session, then: completion)
                     }
+                switch outcome {
+                case .progress(let progress):
                     var response = Response(status: HTTPResponse.Status(code: 308))
-                    if upload.received > 0 { response.headers[.range] = "bytes=0-\(upload.received - 1)" }
+                    if progress.received > 0 { response.headers[.range] = "bytes=0-\(progress.received - 1)" }
                     return response
-                }
-                try upload.finalize()
-                session.writer = nil
-                do {
-                    let object = try await commit(upload.bucket, upload.name, writer: writer, metadata: upload.metadata, contentType: nil, query: query)
-                    upload.answered(200)
-                    return .json(object.cloudJSON(base: base))
-                } catch let error as APIError {
-                    upload.answered(error.code)
-                    throw error
+                case .finalize(let object):
+                    let stored = try await finalize(&session) { writer in
+                        try await commit(
+                            object.bucket, object.name, writer: writer, metadata: object.metadata, contentType: nil, query: query)
+                    }
+                    return .json(stored.cloudJSON(base: base))
                 }
             } catch let refusal as ResumableUpload.Refusal {
                 switch refusal {
                 case .alreadyFinal:
-                    if let object = store.object(upload.bucket, upload.name) { return .json(object.cloudJSON(base: base)) }
-                    throw Self.cloudError(404, "No such upload.", reason: "notFound")
+                    // A repeated request after the upload completed answers its object (one since removed: as a
+                    // cancelled upload, for the session holds no bytes any more).
+                    if let object = store.object(session.upload.bucket, session.upload.name) {
+                        return .json(object.cloudJSON(base: base))
+                    }
+                    throw Self.cancelled()
                 case .gap(let expected, _):
                     var response = Response(status: HTTPResponse.Status(code: 308))
                     if expected > 0 { response.headers[.range] = "bytes=0-\(expected - 1)" }
                     return response
-                default:
-                    throw Self.cloudError(499, "The upload was cancelled.", reason: "cancelled")
+                case .beyondTotal:
+                    throw Self.cloudError(400, refusal.description, reason: "invalid")
+                case .notActive, .beyondDeclaredSize, .notCancellable:
+                    throw Self.cancelled()
                 }
             }
         }
@@ -147,19 +143,19 @@ extension StorageAPI {
         return outcome
     }
 
-    /// `DELETE` of a resumable upload's URL: cancelled (499, as GCS answers).
-    func cancelResumable(_ query: FormFields) throws -> Response {
+    /// `DELETE` of a resumable upload's URL: cancelled (499, as GCS answers; an upload already final, or busy
+    /// with another request, stays as it is).
+    func cancelResumable(_ query: FormFields) async throws -> Response {
         guard let id = query["upload_id"], uploads.contains(id) else {
             throw Self.cloudError(404, "No such upload.", reason: "notFound")
         }
-        Task { [uploads] in
-            _ = await uploads.withSession(id) { session in
-                try? session.upload.cancel()
-                session.writer?.discard()
-                session.writer = nil
-            }
-        }
+        _ = await uploads.withSession(id) { session in try? cancel(&session) }
         return Response(status: HTTPResponse.Status(code: 499))
+    }
+
+    /// 499 for a request on a cancelled upload.
+    private static func cancelled() -> APIError {
+        cloudError(499, "The upload was cancelled.", reason: "cancelled")
     }
 }
 

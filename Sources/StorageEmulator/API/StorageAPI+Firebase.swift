@@ -224,26 +224,18 @@ extension StorageAPI {
     }
 
     /// The resumable protocol: `start`, then `upload` / `upload, finalize` / `finalize` / `query` /
-    /// `cancel` on the upload URL (`upload_id`).
+    /// `cancel` on the upload URL (`upload_id`), each a `ResumableUpload` event. The object is written as the
+    /// start request's caller (the iOS SDK sends its chunks without an `Authorization`).
     private func resumable(_ bucket: String, name: String?, command: String, request: Request, credential: Credential)
         async throws -> Response
     {
-        let query = request.queryFields
         if command == "start" {
             guard let name else { throw Self.error(400, "Missing object name: pass it in the path or as ?name=.") }
             if let problem = Self.nameProblem(name) { throw Self.error(400, problem) }
-            var metadata = try await Self.jsonBody(of: request)
-            if metadata["contentType"] == nil, let type = request.headers[.googUploadHeaderContentType],
-                case .object(var members) = metadata
-            {
-                members["contentType"] = .string(type)
-                metadata = .object(members)
-            }
-            let id = RandomID.make(length: 32, from: RandomID.base64URL)
-            let upload = ResumableUpload(
-                id: id, bucket: bucket, name: name, metadata: metadata, authorization: request.headers[.authorization],
+            let id = try startResumable(
+                bucket, name, metadata: try await Self.jsonBody(of: request),
+                contentType: request.headers[.googUploadHeaderContentType], credential: credential,
                 declaredSize: request.headers[.googUploadHeaderContentLength].flatMap { Int64($0) })
-            uploads.start(upload, writer: try store.newBlob())
             var url = URLComponents(string: "\(Self.base(of: request))/v0/b/\(Self.percentEncoded(bucket))/o")!
             url.queryItems = [
                 URLQueryItem(name: "name", value: name), URLQueryItem(name: "upload_id", value: id),
@@ -258,56 +250,44 @@ extension StorageAPI {
             response.headers[.googUploadURL] = url.url?.absoluteString ?? ""
             return response
         }
-        guard let id = query["upload_id"] else { throw Self.error(400, "Missing upload_id.") }
+        guard let id = request.queryFields["upload_id"] else { throw Self.error(400, "Missing upload_id.") }
         guard uploads.contains(id) else { throw Self.error(404, "Not Found.") }
-        let commands = Set(command.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         let outcome = try await uploads.withSession(id) { session -> Response in
-            var upload = session.upload
-            defer { session.upload = upload }
             do {
-                if commands.contains("query") {
+                let outcome: ResumableUpload.Outcome
+                switch try UploadCommand(command, offset: request.headers[.googUploadOffset]) {
+                case .query:
                     var response = Response(status: .ok)
-                    response.headers[.googUploadSizeReceived] = String(upload.received)
-                    response.headers[.googUploadStatus] = upload.status.rawValue
+                    response.headers[.googUploadSizeReceived] = String(session.upload.progress.received)
+                    response.headers[.googUploadStatus] = session.upload.progress.status.rawValue
                     return response
-                }
-                if commands.contains("cancel") {
-                    try upload.cancel()
-                    session.writer?.discard()
-                    session.writer = nil
+                case .cancel:
+                    try cancel(&session)
                     return Response(status: .ok)
+                case .upload(let offset, let finalize):
+                    outcome = try await append(request, at: offset, to: &session, then: finalize ? .now : .later)
+                case .finalize:
+                    outcome = try session.upload.complete(.now)
                 }
-                if commands.contains("upload") {
-                    var offset: Int64?
-                    if let text = request.headers[.googUploadOffset] {
-                        guard let value = Int64(text) else { throw Self.error(400, "Invalid X-Goog-Upload-Offset: \(text).") }
-                        offset = value
-                    }
-                    try await appendChunk(of: request, at: offset, to: &upload, writer: session.writer)
-                    if !commands.contains("finalize") {
-                        var response = Response(status: .ok)
-                        response.headers[.googUploadStatus] = "active"
-                        response.headers[.googUploadID] = id
-                        response.headers[.guploaderUploadID] = id
-                        return response
-                    }
-                }
-                guard commands.contains("finalize") else { throw Self.error(400, "Unknown X-Goog-Upload-Command: \(command).") }
-                try upload.finalize()
-                guard let writer = session.writer else { throw ResumableUpload.Refusal.notActive }
-                session.writer = nil
-                let blob = try await writer.finish()
-                do {
-                    let object = try finishUpload(
-                        bucket, upload.name, blob: blob, metadata: upload.metadata, contentType: nil,
-                        credential: Credential(authorizationHeader: upload.authorization))
-                    upload.answered(200)
-                    var response = Response.json(object.firebaseJSON)
-                    response.headers[.googUploadStatus] = "final"
+                switch outcome {
+                case .progress(let progress):
+                    var response = Response(status: .ok)
+                    response.headers[.googUploadStatus] = progress.status.rawValue
+                    response.headers[.googUploadID] = id
+                    response.headers[.guploaderUploadID] = id
                     return response
-                } catch let error as APIError {
-                    upload.answered(error.code)
-                    var response = Response.json(error.json, status: error.code)
+                case .finalize(let object):
+                    var response: Response
+                    do {
+                        let stored = try await finalize(&session) { writer in
+                            try finishUpload(
+                                object.bucket, object.name, blob: try await writer.finish(), metadata: object.metadata,
+                                contentType: nil, credential: object.credential)
+                        }
+                        response = .json(stored.firebaseJSON)
+                    } catch let error as APIError {
+                        response = .json(error.json, status: error.code)
+                    }
                     response.headers[.googUploadStatus] = "final"
                     return response
                 }
@@ -319,24 +299,55 @@ extension StorageAPI {
         return outcome
     }
 
+    /// A refused resumable command, as production answers it.
     private static func refusal(_ refusal: ResumableUpload.Refusal) -> Response {
         switch refusal {
         case .alreadyFinal(let previous):
             var response = Response(status: HTTPResponse.Status(code: previous))
             response.headers[.googUploadStatus] = "final"
             return response
-        case .notActive:
-            return .json(error(400, "The upload is not active: it was cancelled.").json, status: 400)
-        case .gap(let expected, let got):
-            var response = Response.json(
-                error(400, "Invalid upload offset \(got): \(expected) bytes were received.").json, status: 400)
+        case .gap(let expected, _):
+            var response = Response.json(error(400, refusal.description).json, status: 400)
             response.headers[.googUploadStatus] = "active"
             response.headers[.googUploadSizeReceived] = String(expected)
             return response
-        case .beyondDeclaredSize(let size):
-            return .json(error(400, "The upload is larger than its declared size of \(size) bytes.").json, status: 400)
-        case .notCancellable:
-            return .json(error(400, "The upload is already final and cannot be cancelled.").json, status: 400)
+        case .notActive, .beyondDeclaredSize, .beyondTotal, .notCancellable:
+            return .json(error(400, refusal.description).json, status: 400)
+        }
+    }
+}
+
+/// A resumable upload's `X-Goog-Upload-Command` (Firebase v0): a comma-separated list, of which `query` wins,
+/// then `cancel`, then `upload` (with `finalize`, the last chunk), then `finalize`.
+private enum UploadCommand {
+    /// `query`: the bytes received and the status.
+    case query
+    /// `cancel`: no object is written.
+    case cancel
+    /// `upload` of the body at `X-Goog-Upload-Offset` (`nil` without one: appended), the upload finalized
+    /// after it with `finalize`.
+    case upload(offset: Int64?, finalize: Bool)
+    /// `finalize` alone.
+    case finalize
+
+    /// Reads `header` (and `offset`, the `X-Goog-Upload-Offset` of an `upload`); 400 for neither.
+    init(_ header: String, offset: String?) throws {
+        let commands = Set(header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        if commands.contains("query") {
+            self = .query
+        } else if commands.contains("cancel") {
+            self = .cancel
+        } else if commands.contains("upload") {
+            var value: Int64?
+            if let offset {
+                guard let parsed = Int64(offset) else { throw StorageAPI.error(400, "Invalid X-Goog-Upload-Offset: \(offset).") }
+                value = parsed
+            }
+            self = .upload(offset: value, finalize: commands.contains("finalize"))
+        } else if commands.contains("finalize") {
+            self = .finalize
+        } else {
+            throw StorageAPI.error(400, "Unknown X-Goog-Upload-Command: \(header).")
         }
     }
 }

@@ -107,7 +107,7 @@ struct StorageAPI: Sendable {
 
     /// A raw path segment (or several, joined by `/`) percent-decoded.
     static func decoded<S: StringProtocol>(_ raw: S) -> String {
-        String(raw).removingPercentEncoding ?? String(raw)
+        String(raw).percentDecoded ?? String(raw)
     }
 
     /// A small JSON body (`{}` when empty); a body that is not JSON is a 400.
@@ -147,25 +147,6 @@ struct StorageAPI: Sendable {
             writer.discard()
             throw error
         }
-    }
-
-    /// Appends the body of `request`, a resumable upload's chunk starting at `offset` (the client's count of
-    /// bytes received; `nil`: appended), to `upload`'s bytes in `writer`: what was already kept is skipped, a
-    /// gap is refused, and the upload stays within its declared size and the maximum upload size. Both
-    /// resumable protocols (Firebase v0 and GCS JSON) send their chunks through here.
-    func appendChunk(
-        of request: Request, at offset: Int64?, to upload: inout ResumableUpload, writer: BlobWriter?
-    ) async throws {
-        let skip = try upload.plan(offset: offset, length: request.headers[.contentLength].flatMap { Int64($0) })
-        guard let writer else { throw ResumableUpload.Refusal.notActive }
-        let before = writer.size
-        do {
-            try await UploadBody.write(
-                request.body, to: writer, skip: skip, limit: min(maxUploadSize, upload.declaredSize ?? .max))
-        } catch let error as UploadError {
-            throw Self.wireError(error)
-        }
-        upload.kept(writer.size - before)
     }
 
     /// The upload errors as wire errors.
