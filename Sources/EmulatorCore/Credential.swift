@@ -13,7 +13,11 @@ public enum Credential: Sendable, Equatable {
 
     /// Reads an `Authorization` header value (`Bearer <t>` or `Firebase <t>`).
     public init(authorizationHeader: String?) {
-        guard let header = authorizationHeader?.trimmingCharacters(in: .whitespaces), !header.isEmpty else {
+        if authorizationHeader == "Bearer owner" {  // the admin SDKs' header, on most requests
+            self = .owner
+            return
+        }
+        guard let header = authorizationHeader?.trimmedOfWhitespace, !header.isEmpty else {
             self = .none
             return
         }
@@ -23,7 +27,7 @@ public enum Credential: Sendable, Equatable {
             self = .opaque(header)
             return
         }
-        self.init(token: String(parts[1]).trimmingCharacters(in: .whitespaces))
+        self.init(token: String(parts[1]).trimmedOfWhitespace)
     }
 
     /// Reads a bare token, as sent in `?auth=` or after the scheme.
@@ -52,5 +56,16 @@ public struct AuthToken: Sendable, Equatable {
         }
         self.uid = uid
         self.claims = claims
+    }
+}
+
+extension String {
+    /// The text without leading and trailing white space (as `trimmingCharacters(in: .whitespaces)`), with
+    /// no work when there is none to remove.
+    fileprivate var trimmedOfWhitespace: String {
+        guard let first = unicodeScalars.first, let last = unicodeScalars.last,
+            first.properties.isWhitespace || last.properties.isWhitespace
+        else { return self }
+        return trimmingCharacters(in: .whitespaces)
     }
 }

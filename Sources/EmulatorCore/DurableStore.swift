@@ -60,7 +60,7 @@ public enum DurableName {
 
     /// The texts of the segments of `name` (the part of a name after its fixed prefix), split at `/`.
     public static func segments(of name: Substring) -> [String] {
-        name.split(separator: "/", omittingEmptySubsequences: false).map { $0.removingPercentEncoding ?? String($0) }
+        name.split(separator: "/", omittingEmptySubsequences: false).map { $0.percentDecoded ?? String($0) }
     }
 
     private static let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/%"))

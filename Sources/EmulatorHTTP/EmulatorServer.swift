@@ -21,6 +21,8 @@ public final class EmulatorServer: Sendable {
     private let http2: (any HTTP2Handoff)?
     /// The HTTP/1.1 server to run instead of the plain one (WebSocket upgrades: the Realtime Database).
     private let http1: HTTPServerBuilder?
+    /// Answers the requests it accepts on the event loop, before `responder` (plain HTTP/1.1 servers only).
+    private let immediate: (any ImmediateResponder)?
     private let logger: Logger
     private let state = Mutex<State>(.idle)
 
@@ -31,16 +33,18 @@ public final class EmulatorServer: Sendable {
     }
 
     /// Creates a server that is not yet listening; `http2` takes the connections that open with the HTTP/2
-    /// preface; `http1` replaces the plain HTTP/1.1 server (one that also upgrades to WebSocket, say).
+    /// preface; `http1` replaces the plain HTTP/1.1 server (one that also upgrades to WebSocket, say);
+    /// `immediate` answers the requests it accepts on the connection's event loop, ahead of `responder`.
     public init(
         responder: EmulatorResponder, host: String, port: Int, logger: Logger, http2: (any HTTP2Handoff)? = nil,
-        http1: HTTPServerBuilder? = nil
+        http1: HTTPServerBuilder? = nil, immediate: (any ImmediateResponder)? = nil
     ) {
         self.responder = responder
         self.host = host
         self.requestedPort = port
         self.http2 = http2
         self.http1 = http1
+        self.immediate = immediate
         self.logger = logger
     }
 
@@ -59,9 +63,11 @@ public final class EmulatorServer: Sendable {
         let bound = AsyncStream<Result<Int, any Error>>.makeStream()
         var responder = responder
         responder.access = LocalAccess(boundHost: host)
+        let http1Configuration = HTTP1Channel.Configuration.emulator(answering: immediate, access: responder.access)
         var app = Application(
             responder: responder,
-            server: http2.map { .http1(handingHTTP2To: $0) } ?? http1 ?? .http1(configuration: .emulator),
+            server: http2.map { .http1(handingHTTP2To: $0, configuration: http1Configuration) } ?? http1
+                ?? .http1(configuration: http1Configuration),
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
             onServerRunning: { channel in
                 bound.continuation.yield(.success(channel.localAddress?.port ?? 0))

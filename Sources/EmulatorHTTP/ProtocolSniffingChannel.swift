@@ -1,3 +1,4 @@
+import EmulatorCore
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -51,9 +52,13 @@ extension HTTP1Channel.Configuration {
     /// Every emulator's HTTP/1.1: `Expect: 100-continue` answered at once, `CONNECT` refused, and a
     /// connection idle for `idleTimeout` (no request in progress, or a request whose head or body stalled)
     /// closed, so abandoned keep-alive connections and stalled clients give their descriptors back.
-    public static var emulator: Self {
+    public static var emulator: Self { emulator(answering: nil, access: LocalAccess()) }
+
+    /// `emulator`, with the requests `immediate` accepts answered on the event loop (`ImmediateResponder`).
+    static func emulator(answering immediate: (any ImmediateResponder)?, access: LocalAccess) -> Self {
         Self(
-            additionalChannelHandlers: [ReadSizeHandler(), ConnectRefusalHandler(), ExpectContinueHandler()],
+            additionalChannelHandlers: [ReadSizeHandler(), ConnectRefusalHandler(), ExpectContinueHandler()]
+                + (immediate.map { [ImmediateResponseHandler(responder: $0, access: access)] } ?? []),
             idleTimeout: idleTimeout)
     }
 
@@ -63,10 +68,11 @@ extension HTTP1Channel.Configuration {
 }
 
 extension HTTPServerBuilder {
-    /// Hummingbird's HTTP/1.1 server, except that connections opening with the HTTP/2 preface go to `http2`.
-    static func http1(handingHTTP2To http2: any HTTP2Handoff) -> HTTPServerBuilder {
+    /// Hummingbird's HTTP/1.1 server configured with `configuration`, except that connections opening with
+    /// the HTTP/2 preface go to `http2`.
+    static func http1(handingHTTP2To http2: any HTTP2Handoff, configuration: HTTP1Channel.Configuration) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            ProtocolSniffingChannel(http1: HTTP1Channel(responder: responder, configuration: .emulator), http2: http2)
+            ProtocolSniffingChannel(http1: HTTP1Channel(responder: responder, configuration: configuration), http2: http2)
         }
     }
 }

@@ -18,7 +18,7 @@ extension Request {
     /// The path split into percent-decoded segments (`/a/b%2Fc` → `["a", "b/c"]`).
     public var pathSegments: [String] {
         uri.path.split(separator: "/", omittingEmptySubsequences: true).map {
-            String($0).removingPercentEncoding ?? String($0)
+            String($0).percentDecoded ?? String($0)
         }
     }
 
@@ -53,7 +53,7 @@ public struct FormFields: Sendable, Equatable {
 
     private static func decode(_ text: Substring) -> String {
         let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
+        return spaced.percentDecoded ?? spaced
     }
 
     /// Compares names and values in order.

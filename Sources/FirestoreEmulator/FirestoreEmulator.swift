@@ -68,7 +68,7 @@ public final class FirestoreEmulator: ServedEmulator {
                 return try await rest.handle(request, context: context)
             },
             host: host, port: port, logger: logger,
-            http2: GRPCEndpoint(services: grpcServices(service)))
+            http2: GRPCEndpoint(services: grpcServices(service)), immediate: rest)
     }
 
     /// Ends the web SDK's sessions, then stops listening.

@@ -165,7 +165,7 @@ enum DurableAuth {
         guard let fields = try JSONValue.parse(data).objectValue else { throw Corrupt("\(key) is not a JSON object") }
         if key == configKey {
             try project.applyEmulatorConfig(RequestBody(fields))
-        } else if key.hasPrefix(tenantPrefix), let tenantID = key.dropFirst(tenantPrefix.count).removingPercentEncoding {
+        } else if key.hasPrefix(tenantPrefix), let tenantID = key.dropFirst(tenantPrefix.count).percentDecoded {
             project.addTenant(try TenantConfig(tenantID: tenantID, projectID: project.projectID, from: RequestBody(fields)))
         } else {
             throw Corrupt("\(key) is not an Auth entry")

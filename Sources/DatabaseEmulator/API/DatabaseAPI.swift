@@ -79,7 +79,7 @@ struct DatabaseAPI: Sendable {
     /// The database path of a `/a/b.json` request path (segments percent-decoded).
     static func location(_ path: String) -> DatabasePath {
         let trimmed = path.dropLast(".json".count)
-        return DatabasePath(keys: trimmed.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) })
+        return DatabasePath(keys: trimmed.split(separator: "/").map { String($0).percentDecoded ?? String($0) })
     }
 
     /// Who a request speaks for: `auth=` or `access_token=` parameters, else the `Authorization` header.

@@ -4,6 +4,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
+import NIOFoundationCompat
 
 /// The Firestore emulator's HTTP edge: REST v1 (`/v1/projects/{p}/databases/{d}/documents...`), translating
 /// proto3 JSON requests to the service's typed requests and its results back, and the emulator-only
@@ -48,21 +50,30 @@ struct FirestoreREST: Sendable {
         let call = RESTCall(
             context: service.context(authorization: request.headers[.authorization]), query: request.queryFields, body: body)
         switch route {
-        case .getDocument(let database, let path): return .json(try getDocument(database, path, call))
-        case .listDocuments(let database, let parent, let collectionID):
-            return .json(try listDocuments(database, parent: parent, collectionID: collectionID, call))
-        case .createDocument(let database, let parent, let collectionID):
-            return .json(try createDocument(database, parent: parent, collectionID: collectionID, call))
-        case .updateDocument(let database, let path): return .json(try updateDocument(database, path, call))
-        case .deleteDocument(let database, let path): return .json(try deleteDocument(database, path, call))
-        case .database(let database, let method): return .json(try run(method, database, call))
-        case .parent(let database, let parent, let method): return .json(try run(method, database, parent, call))
         case .clear(let database):
             try store.clear(database)
             return .json([:])
         case .securityRules(let project): return .json(try setSecurityRules(project, call))
         case .ruleCoverage(let project, let html): return ruleCoverage(project, html: html)
         case .export(let project): return .json(try await export(project, call))
+        default: return .json(try run(route, call))
+        }
+    }
+
+    /// Runs a method of REST proper (`/v1/...`); none of them waits.
+    private func run(_ route: RESTRoute, _ call: RESTCall) throws(FirestoreError) -> JSONValue {
+        switch route {
+        case .getDocument(let database, let path): return try getDocument(database, path, call)
+        case .listDocuments(let database, let parent, let collectionID):
+            return try listDocuments(database, parent: parent, collectionID: collectionID, call)
+        case .createDocument(let database, let parent, let collectionID):
+            return try createDocument(database, parent: parent, collectionID: collectionID, call)
+        case .updateDocument(let database, let path): return try updateDocument(database, path, call)
+        case .deleteDocument(let database, let path): return try deleteDocument(database, path, call)
+        case .database(let database, let method): return try run(method, database, call)
+        case .parent(let database, let parent, let method): return try run(method, database, parent, call)
+        case .clear, .securityRules, .ruleCoverage, .export:
+            throw FirestoreError(.internal, "\(route) is an emulator endpoint, not a REST method.")
         }
     }
 
@@ -95,16 +106,47 @@ struct FirestoreREST: Sendable {
     /// The request body as JSON (`{}` when empty); the web SDK sends JSON as `text/plain`.
     private static func body(of request: Request) async throws -> JSONValue {
         guard request.method != .get, request.method != .head else { return [:] }
-        let data = try await request.collectBody(limit: bodyLimit)
+        return try body(from: try await request.collectBody(limit: bodyLimit))
+    }
+
+    /// A body's bytes as JSON: `{}` when there are none (or only white space), else an object.
+    private static func body(from data: Data) throws(FirestoreError) -> JSONValue {
         guard data.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else { return [:] }
         guard let json = try? JSONValue.parse(data) else {
             throw FirestoreError(.invalidArgument, "Invalid JSON payload received. Unexpected token.")
         }
         guard json.objectValue != nil else {
-            throw FirestoreError(
-                .invalidArgument, "Invalid JSON payload received. Expected an object at the top level.")
+            throw FirestoreError(.invalidArgument, "Invalid JSON payload received. Expected an object at the top level.")
         }
         return json
+    }
+}
+
+/// REST proper (`/v1/...`) is answered on the connection's event loop: every method runs under the store's
+/// lock and returns, so a task would only add two thread hops. Emulator endpoints and browsers' requests
+/// (CORS) take the server's responder.
+extension FirestoreREST: ImmediateResponder {
+    func answersImmediately(_ head: HTTPRequest) -> Bool {
+        guard let path = head.path, path.hasPrefix("/v1/") else { return false }
+        return head.method == .get || head.method == .post || head.method == .patch || head.method == .delete
+    }
+
+    func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse {
+        let target = head.path ?? "/"
+        let (path, query) = target.firstIndex(of: "?").map { (String(target[..<$0]), String(target[target.index(after: $0)...])) }
+            ?? (target, "")
+        do throws(FirestoreError) {
+            guard let route = try RESTRoute(method: head.method, path: path) else {
+                throw FirestoreError(.notFound, "Not found: \(head.method) \(path)")
+            }
+            let json = head.method == .get ? [:] : try Self.body(from: Data(buffer: body))
+            let call = RESTCall(
+                context: service.context(authorization: head.headerFields[.authorization]),
+                query: FormFields(parsing: query), body: json)
+            return .json(try run(route, call))
+        } catch {
+            return .error(error.apiError)
+        }
     }
 }
 

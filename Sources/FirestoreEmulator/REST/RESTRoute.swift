@@ -42,7 +42,7 @@ enum RESTRoute: Equatable {
     /// there; malformed names are production's INVALID_ARGUMENT.
     init?(method: HTTPRequest.Method, path: String) throws(FirestoreError) {
         let raw = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        let segments = raw.map { $0.removingPercentEncoding ?? $0 }
+        let segments = raw.map { $0.percentDecoded ?? $0 }
         switch segments.first {
         case "v1": self = try Self.v1(method, Array(segments.dropFirst()))
         case "emulator":

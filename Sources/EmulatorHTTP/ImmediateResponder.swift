@@ -1,0 +1,125 @@
+import EmulatorCore
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// A handler that answers some requests at once, on the connection's event loop, without a task: for
+/// requests whose answer never waits for anything (a Firestore document read or commit runs under the
+/// store's lock and returns). Handing a request to a task and its response back to the event loop costs
+/// two thread wake-ups per request, more than such a request's own work.
+public protocol ImmediateResponder: Sendable {
+    /// Whether the request whose head is `head` is answered by `respond` (decided before its body arrives).
+    func answersImmediately(_ head: HTTPRequest) -> Bool
+
+    /// The answer to a request it accepted, with its whole body.
+    func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse
+}
+
+/// An answer given at once: a status, a content type and a body.
+public struct ImmediateResponse: Sendable {
+    /// The HTTP status code.
+    public var status: Int
+    /// The `Content-Type`.
+    public var contentType: String
+    /// The body.
+    public var body: ByteBuffer
+
+    /// A JSON answer with `charset=utf-8`, as Google's APIs send.
+    public static func json(_ value: JSONValue, status: Int = 200) -> ImmediateResponse {
+        ImmediateResponse(
+            status: status, contentType: "application/json; charset=utf-8", body: ByteBuffer(string: value.serialized()))
+    }
+
+    /// An error in Google's JSON error envelope.
+    public static func error(_ error: APIError) -> ImmediateResponse { .json(error.json, status: error.code) }
+}
+
+/// The HTTP/1.1 connection handler that gives an `ImmediateResponder` the requests it accepts and passes
+/// every other request on to the server's responder. Only plain requests are taken: keep-alive HTTP/1.1
+/// with a known body length up to `bodyLimit`, no `Origin` (a browser's request goes on, for CORS) and a
+/// host the local-access guard lets through. A request taken while an earlier one's response is still
+/// on its way would overtake it, so while one is in flight every request is passed on.
+final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// The largest body of a request answered here.
+    static let bodyLimit = 1 << 20
+
+    private let responder: any ImmediateResponder
+    private let access: LocalAccess
+    /// The request being taken, while its body arrives.
+    private var taken: (head: HTTPRequest, body: ByteBuffer)?
+    /// Requests passed on whose response has not ended yet.
+    private var passedOn = 0
+    /// The last `Host` the guard let through (a connection keeps sending the same one).
+    private var allowedHost: String?
+
+    /// A handler answering what `responder` accepts, for a server whose guard is `access`.
+    init(responder: any ImmediateResponder, access: LocalAccess) {
+        self.responder = responder
+        self.access = access
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            if passedOn == 0, taken == nil, let length = takenLength(of: head) {
+                taken = (head, context.channel.allocator.buffer(capacity: length))
+                return
+            }
+            passedOn += 1
+        case .body(var bytes):
+            if taken != nil {
+                if taken!.body.readableBytes + bytes.readableBytes > Self.bodyLimit {
+                    // The declared length was exceeded: the framing is broken; close as the server would.
+                    taken = nil
+                    context.close(promise: nil)
+                    return
+                }
+                taken!.body.writeBuffer(&bytes)
+                return
+            }
+        case .end:
+            if let (head, body) = taken {
+                taken = nil
+                let response = responder.respond(to: head, body: body)
+                var fields = HTTPFields()
+                fields[.contentType] = response.contentType
+                fields[.contentLength] = String(response.body.readableBytes)
+                context.write(wrapOutboundOut(.head(HTTPResponse(status: .init(code: response.status), headerFields: fields))), promise: nil)
+                context.write(wrapOutboundOut(.body(response.body)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                return
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data), passedOn > 0 { passedOn -= 1 }
+        context.write(data, promise: promise)
+    }
+
+    /// Whether the local-access guard lets a request for `host` through.
+    private func allows(_ host: String?) -> Bool {
+        if let host, host == allowedHost { return true }
+        guard access.refusal(host: host, origin: nil) == nil else { return false }
+        allowedHost = host
+        return true
+    }
+
+    /// The body length of a request to take (0 without a body), or `nil` to pass it on.
+    private func takenLength(of head: HTTPRequest) -> Int? {
+        let fields = head.headerFields
+        guard fields[.origin] == nil, fields[.transferEncoding] == nil,
+            fields[.connection].map({ $0.lowercased() == "keep-alive" }) ?? true,
+            fields[.expect] == nil, allows(head.authority), responder.answersImmediately(head)
+        else { return nil }
+        guard let text = fields[.contentLength] else { return 0 }
+        guard let length = Int(text), (0...Self.bodyLimit).contains(length) else { return nil }
+        return length
+    }
+}
