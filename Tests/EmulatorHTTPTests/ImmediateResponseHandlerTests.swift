@@ -1,0 +1,101 @@
+import EmulatorCore
+import HTTPTypes
+import NIOCore
+import NIOEmbedded
+import NIOHTTPTypes
+import Testing
+
+@testable import EmulatorHTTP
+
+/// The handler that answers some requests on the event loop, without a network: what it takes, what it
+/// passes on, and that no answer overtakes another.
+@Suite struct ImmediateResponseHandlerTests {
+    /// Answers `GET /fast...` with the body's length.
+    struct Echo: ImmediateResponder {
+        func answersImmediately(_ head: HTTPRequest) -> Bool { head.path?.hasPrefix("/fast") == true }
+
+        func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse {
+            .json(["path": .string(head.path ?? ""), "length": .int(Int64(body.readableBytes))])
+        }
+    }
+
+    func channel() -> EmbeddedChannel {
+        EmbeddedChannel(handler: ImmediateResponseHandler(responder: Echo(), access: LocalAccess()))
+    }
+
+    func request(_ path: String, method: HTTPRequest.Method = .get, _ fields: HTTPFields = [:]) -> HTTPRequest {
+        HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:8080", path: path, headerFields: fields)
+    }
+
+    /// The response written for one request: its head and its body as text.
+    func response(of channel: EmbeddedChannel) throws -> (HTTPResponse, String)? {
+        guard case .head(let head)? = try channel.readOutbound(as: HTTPResponsePart.self),
+            case .body(let body)? = try channel.readOutbound(as: HTTPResponsePart.self),
+            try channel.readOutbound(as: HTTPResponsePart.self) == .end(nil)
+        else { return nil }
+        return (head, String(buffer: body))
+    }
+
+    @Test func anAcceptedRequestIsAnsweredAndGoesNoFurther() throws {
+        let channel = channel()
+        try channel.writeInbound(HTTPRequestPart.head(request("/fast", method: .post, [.contentLength: "5"])))
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "ab")))
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "cde")))
+        #expect(try response(of: channel) == nil, "nothing before the request ends")
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        let (head, body) = try #require(try response(of: channel))
+        #expect(head.status == .ok)
+        #expect(head.headerFields[.contentType] == "application/json; charset=utf-8")
+        #expect(head.headerFields[.contentLength] == String(body.utf8.count))
+        #expect(try JSONValue.parse(body) == ["path": "/fast", "length": 5])
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil)
+    }
+
+    @Test(arguments: [
+        ("/slow", HTTPFields()),
+        ("/fast", [.origin: "http://localhost:3000"]),  // a browser's: CORS is the responder's
+        ("/fast", [.transferEncoding: "chunked"]),
+        ("/fast", [.connection: "close"]),
+        ("/fast", [.expect: "100-continue"]),
+        ("/fast", [.contentLength: String(ImmediateResponseHandler.bodyLimit + 1)]),
+    ] as [(String, HTTPFields)])
+    func otherRequestsArePassedOn(path: String, fields: HTTPFields) throws {
+        let channel = channel()
+        let head = request(path, fields)
+        try channel.writeInbound(HTTPRequestPart.head(head))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == .head(head))
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == .end(nil))
+        #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
+    }
+
+    @Test func aForeignHostIsLeftToTheGuard() throws {
+        let channel = channel()
+        let head = HTTPRequest(method: .get, scheme: "http", authority: "attacker.example", path: "/fast")
+        try channel.writeInbound(HTTPRequestPart.head(head))
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == .head(head))
+    }
+
+    @Test func noAnswerOvertakesAPassedOnRequest() throws {
+        let channel = channel()
+        // A request the server's responder answers, then (pipelined) one this handler could answer.
+        try channel.writeInbound(HTTPRequestPart.head(request("/slow")))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        try channel.writeInbound(HTTPRequestPart.head(request("/fast")))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        var passed: [HTTPRequestPart] = []
+        while let part = try channel.readInbound(as: HTTPRequestPart.self) { passed.append(part) }
+        #expect(passed.count == 4, "both went on, in order")
+        #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
+        // Once both responses have ended, requests are taken again.
+        for _ in 0..<2 {
+            try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
+            try channel.writeOutbound(HTTPResponsePart.end(nil))
+        }
+        while try channel.readOutbound(as: HTTPResponsePart.self) != nil {}
+        try channel.writeInbound(HTTPRequestPart.head(request("/fast")))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try response(of: channel)?.0.status == .ok)
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil)
+    }
+}
