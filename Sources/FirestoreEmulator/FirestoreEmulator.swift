@@ -71,7 +71,7 @@ public final class FirestoreEmulator: ServedEmulator {
             http2: GRPCEndpoint(services: grpcServices(service)), immediate: rest)
     }
 
-    /// Ends the web SDK's sessions, then stops listening.
+    /// Stops watching the rules file, ends the web SDK's sessions, then stops listening.
     public func stop() async {
         rules.stopWatching()
         webChannel.closeAll()

@@ -60,16 +60,16 @@ extension Write {
         var transforms: [FieldTransform] = []
         switch proto.operation {
         case .update(let document):
-            path = try Self.documentPath(proto: document.name, in: database)
+            path = try Self.documentPath(document.name, in: database)
             operation = .update(fields: try FirestoreValue.fields(proto: document.fields, field: "\(field).update.fields"))
         case .delete(let name):
-            path = try Self.documentPath(proto: name, in: database)
+            path = try Self.documentPath(name, in: database)
             operation = .delete
         case .verify(let name):
-            path = try Self.documentPath(proto: name, in: database)
+            path = try Self.documentPath(name, in: database)
             operation = .verify
         case .transform(let transform):
-            path = try Self.documentPath(proto: transform.document, in: database)
+            path = try Self.documentPath(transform.document, in: database)
             operation = .transform
             for (index, item) in transform.fieldTransforms.enumerated() {
                 transforms.append(try FieldTransform(proto: item, field: "\(field).transform.field_transforms[\(index)]"))
@@ -84,17 +84,6 @@ extension Write {
         }
         self.transforms = transforms
         if proto.hasCurrentDocument { precondition = try Precondition(proto: proto.currentDocument) }
-    }
-
-    /// The path of the document `name`, which must be in `database`.
-    private static func documentPath(proto name: String, in database: DatabaseName) throws(FirestoreError) -> DocumentPath {
-        let (named, path) = try DocumentPath.parse(documentName: name)
-        guard named == database else {
-            throw FirestoreError(
-                .invalidArgument,
-                "The request was for database '\(database)' but was attempting to access database '\(named)'")
-        }
-        return path
     }
 
     /// The writes of a commit, a batch write or a write stream request, all in `database`.
@@ -171,21 +160,6 @@ extension TransactionMode {
             self = .readWrite(retrying: readWrite.retryTransaction.isEmpty ? nil : Array(readWrite.retryTransaction))
         case nil:
             self = .readWrite()
-        }
-    }
-}
-
-extension FirestoreStore.Consistency {
-    /// A request's consistency selector: a transaction, a new one or a read time (latest when none).
-    init(transaction: Data?, newTransaction: Google_Firestore_V1_TransactionOptions?, readTime: Google_Protobuf_Timestamp?) {
-        if let transaction {
-            self = .transaction(Array(transaction))
-        } else if let newTransaction {
-            self = .newTransaction(TransactionMode(proto: newTransaction))
-        } else if let readTime {
-            self = .readTime(Timestamp(seconds: readTime.seconds, nanos: readTime.nanos))
-        } else {
-            self = .latest
         }
     }
 }

@@ -50,17 +50,6 @@ extension Write {
         }
     }
 
-    /// The path of the document `name`, which must be in `database`.
-    private static func documentPath(_ name: String, in database: DatabaseName) throws(FirestoreError) -> DocumentPath {
-        let (named, path) = try DocumentPath.parse(documentName: name)
-        guard named == database else {
-            throw FirestoreError(
-                .invalidArgument,
-                "The request was for database '\(database)' but was attempting to access database '\(named)'")
-        }
-        return path
-    }
-
     /// The `FieldTransform` list in member `name`.
     private static func transforms(_ object: ProtoJSONObject, _ name: String) throws(FirestoreError) -> [FieldTransform] {
         var transforms: [FieldTransform] = []

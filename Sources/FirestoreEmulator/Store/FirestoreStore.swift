@@ -2,9 +2,9 @@ import EmulatorCore
 import Foundation
 import Synchronization
 
-/// The Firestore emulator's documents for every project and database, with transactions; the one store that
-/// REST (and later gRPC and listeners) serve. Transport-agnostic and synchronous: every operation runs under
-/// one lock, so commits are atomic and reads consistent.
+/// The Firestore emulator's documents for every project and database, with transactions; the one store the
+/// service (`FirestoreService`) runs on, whatever the transport. Synchronous: every operation runs under one
+/// lock, so commits are atomic and reads consistent; nothing waits while holding it.
 final class FirestoreStore: Sendable {
     /// How far back reads at a `read_time` may look (production's version retention without PITR).
     static let retention: TimeInterval = 3600

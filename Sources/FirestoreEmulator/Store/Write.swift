@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// One write of a commit, batch write or write stream: set, patch, delete or verify a document, with an
 /// optional precondition and field transforms. Transport-agnostic; REST and gRPC decode into it.
 struct Write: Sendable {
@@ -64,4 +66,17 @@ struct WriteResult: Sendable, Equatable {
     var updateTime: Timestamp?
     /// One value per transform: the field's new value (`null` for the array transforms).
     var transformResults: [FirestoreValue] = []
+}
+
+extension Write {
+    /// The path of the document `name` a write names, which must be in `database` (both transports' check).
+    static func documentPath(_ name: String, in database: DatabaseName) throws(FirestoreError) -> DocumentPath {
+        let (named, path) = try DocumentPath.parse(documentName: name)
+        guard named == database else {
+            throw FirestoreError(
+                .invalidArgument,
+                "The request was for database '\(database)' but was attempting to access database '\(named)'")
+        }
+        return path
+    }
 }
