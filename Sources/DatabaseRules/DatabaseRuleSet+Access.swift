@@ -8,7 +8,7 @@ extension DatabaseRuleSet {
     /// are not filters). `now` is the server time in milliseconds.
     package func canRead(_ path: DatabasePath, root tree: DataNode, auth: JSONValue?, now: Int64, query: RuleQuery?) -> Bool {
         let environment = RuleEnvironment(
-            auth: auth.map(RuleValue.init(json:)) ?? .null, now: Double(now), oldRoot: tree, newRoot: tree,
+            auth: auth.map(DatabaseRuleValue.init(json:)) ?? .null, now: Double(now), oldRoot: tree, newRoot: tree,
             query: query ?? RuleQuery(), keys: path.keys[..<0], data: tree, newData: tree)
         return cascades(\.read, along: path, from: environment)
     }
@@ -19,7 +19,7 @@ extension DatabaseRuleSet {
     /// this once per written path, with the whole update applied in `newRoot`.
     package func canWrite(_ path: DatabasePath, oldRoot: DataNode, newRoot: DataNode, auth: JSONValue?, now: Int64) -> Bool {
         let environment = RuleEnvironment(
-            auth: auth.map(RuleValue.init(json:)) ?? .null, now: Double(now), oldRoot: oldRoot, newRoot: newRoot,
+            auth: auth.map(DatabaseRuleValue.init(json:)) ?? .null, now: Double(now), oldRoot: oldRoot, newRoot: newRoot,
             query: RuleQuery(), keys: path.keys[..<0], data: oldRoot, newData: newRoot)
         return cascades(\.write, along: path, from: environment) && validates(path, from: environment)
     }

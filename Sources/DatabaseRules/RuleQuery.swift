@@ -46,15 +46,15 @@ package struct RuleQuery: Sendable, Equatable {
     ]
 
     /// `query.name` in a rule.
-    func field(_ name: String) -> RuleValue {
+    func field(_ name: String) -> DatabaseRuleValue {
         switch name {
         case "orderByKey": .bool(orderByKey)
         case "orderByPriority": .bool(orderByPriority)
         case "orderByValue": .bool(orderByValue)
-        case "orderByChild": orderByChild.map(RuleValue.string) ?? .null
-        case "startAt": startAt.map(RuleValue.init(json:)) ?? .null
-        case "endAt": endAt.map(RuleValue.init(json:)) ?? .null
-        case "equalTo": equalTo.map(RuleValue.init(json:)) ?? .null
+        case "orderByChild": orderByChild.map(DatabaseRuleValue.string) ?? .null
+        case "startAt": startAt.map(DatabaseRuleValue.init(json:)) ?? .null
+        case "endAt": endAt.map(DatabaseRuleValue.init(json:)) ?? .null
+        case "equalTo": equalTo.map(DatabaseRuleValue.init(json:)) ?? .null
         case "limitToFirst": limitToFirst.map { .number(Double($0)) } ?? .null
         case "limitToLast": limitToLast.map { .number(Double($0)) } ?? .null
         default: .null

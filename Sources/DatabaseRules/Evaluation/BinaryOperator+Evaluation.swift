@@ -3,7 +3,7 @@ import EmulatorCore
 extension BinaryOperator {
     /// `lhs op rhs`. Equality never fails for values (different types are unequal); arithmetic and
     /// ordering want numbers (or strings for `+` and ordering) and fail otherwise.
-    func apply(_ lhs: RuleValue, _ rhs: RuleValue) throws(RuleEvaluationError) -> RuleValue {
+    func apply(_ lhs: DatabaseRuleValue, _ rhs: DatabaseRuleValue) throws(RuleEvaluationError) -> DatabaseRuleValue {
         switch self {
         case .equal: return .bool(try Self.equal(lhs, rhs))
         case .notEqual: return .bool(!(try Self.equal(lhs, rhs)))
@@ -44,12 +44,12 @@ extension BinaryOperator {
         }
     }
 
-    private func mismatch(_ lhs: RuleValue, _ rhs: RuleValue) -> RuleEvaluationError {
+    private func mismatch(_ lhs: DatabaseRuleValue, _ rhs: DatabaseRuleValue) -> RuleEvaluationError {
         RuleEvaluationError("'\(rawValue)' cannot take a \(lhs.typeName) and a \(rhs.typeName).")
     }
 
     /// A number or boolean as JavaScript would write it in a concatenation.
-    private static func text(_ value: RuleValue) -> String? {
+    private static func text(_ value: DatabaseRuleValue) -> String? {
         switch value {
         case .number(let number): JSONValue.double(number).primitiveString
         case .bool(let bool): bool ? "true" : "false"
@@ -59,7 +59,7 @@ extension BinaryOperator {
 
     /// `==`: values of the same type and content; snapshots, queries and lists cannot be compared, and
     /// `val()` of a node with children equals nothing.
-    private static func equal(_ lhs: RuleValue, _ rhs: RuleValue) throws(RuleEvaluationError) -> Bool {
+    private static func equal(_ lhs: DatabaseRuleValue, _ rhs: DatabaseRuleValue) throws(RuleEvaluationError) -> Bool {
         switch (lhs, rhs) {
         case (.snapshot, _), (_, .snapshot), (.query, _), (_, .query), (.list, _), (_, .list):
             throw RuleEvaluationError("Cannot compare a \(lhs.typeName) with a \(rhs.typeName).")

@@ -3,7 +3,7 @@ import DatabaseTree
 /// What a rule sees where it is evaluated: the caller, the clock, both trees and the rule's location.
 struct RuleEnvironment {
     /// `auth`: null or the caller's object.
-    var auth: RuleValue
+    var auth: DatabaseRuleValue
     /// `now`, in milliseconds.
     var now: Double
     /// The data before the operation (`root`, `data`).
@@ -19,7 +19,7 @@ struct RuleEnvironment {
     /// `newRoot` at the rule's location.
     var newData: DataNode
 
-    func value(of variable: RuleVariable) -> RuleValue {
+    func value(of variable: RuleVariable) -> DatabaseRuleValue {
         switch variable {
         case .auth: auth
         case .now: .number(now)

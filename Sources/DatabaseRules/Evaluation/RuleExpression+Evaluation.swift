@@ -16,7 +16,7 @@ extension RuleExpression {
     }
 
     /// The expression's value; a type error, a member of null and the like throw, failing the rule.
-    func evaluate(_ environment: RuleEnvironment) throws(RuleEvaluationError) -> RuleValue {
+    func evaluate(_ environment: RuleEnvironment) throws(RuleEvaluationError) -> DatabaseRuleValue {
         switch self {
         case .literal(let value):
             return value
@@ -75,12 +75,12 @@ extension RuleExpression {
     }
 
     /// `value.name`.
-    private static func member(_ name: String, of value: RuleValue) throws(RuleEvaluationError) -> RuleValue {
+    private static func member(_ name: String, of value: DatabaseRuleValue) throws(RuleEvaluationError) -> DatabaseRuleValue {
         switch value {
         case .string(let string) where name == "length":
             return .number(Double(string.utf16.count))
         case .json(.object(let members)):
-            return members[name].map(RuleValue.init(json:)) ?? .null
+            return members[name].map(DatabaseRuleValue.init(json:)) ?? .null
         case .json(.array(let elements)) where name == "length":
             return .number(Double(elements.count))
         case .query(let query):
@@ -91,7 +91,7 @@ extension RuleExpression {
     }
 
     /// `value[key]`.
-    private static func index(_ value: RuleValue, _ key: RuleValue) throws(RuleEvaluationError) -> RuleValue {
+    private static func index(_ value: DatabaseRuleValue, _ key: DatabaseRuleValue) throws(RuleEvaluationError) -> DatabaseRuleValue {
         switch (value, key) {
         case (.json(.object), .string(let name)):
             return try member(name, of: value)
@@ -99,7 +99,7 @@ extension RuleExpression {
             return try member(JSONValue.double(number).primitiveString ?? "", of: value)
         case (.json(.array(let elements)), .number(let number)):
             guard let index = Int(exactly: number), elements.indices.contains(index) else { return .null }
-            return RuleValue(json: elements[index])
+            return DatabaseRuleValue(json: elements[index])
         default:
             throw RuleEvaluationError("Cannot index a \(value.typeName) with a \(key.typeName).")
         }
@@ -107,8 +107,8 @@ extension RuleExpression {
 }
 
 extension [RuleExpression] {
-    fileprivate func evaluate(_ environment: RuleEnvironment) throws(RuleEvaluationError) -> [RuleValue] {
-        var values: [RuleValue] = []
+    fileprivate func evaluate(_ environment: RuleEnvironment) throws(RuleEvaluationError) -> [DatabaseRuleValue] {
+        var values: [DatabaseRuleValue] = []
         values.reserveCapacity(count)
         for expression in self { values.append(try expression.evaluate(environment)) }
         return values

@@ -2,10 +2,10 @@ import DatabaseTree
 
 extension RuleSnapshot {
     /// Calls `method` with already evaluated arguments (their number and kinds were checked when compiled).
-    func call(_ method: SnapshotMethod, _ arguments: [RuleValue]) throws(RuleEvaluationError) -> RuleValue {
+    func call(_ method: SnapshotMethod, _ arguments: [DatabaseRuleValue]) throws(RuleEvaluationError) -> DatabaseRuleValue {
         switch method {
         case .val:
-            if let leaf = node.leaf { return RuleValue(leaf: leaf) }
+            if let leaf = node.leaf { return DatabaseRuleValue(leaf: leaf) }
             return node.isEmpty ? .null : .children
         case .child:
             let relative = try Self.path(arguments[0])
@@ -26,7 +26,7 @@ extension RuleSnapshot {
         case .exists:
             return .bool(!node.isEmpty)
         case .getPriority:
-            return node.priority.map(RuleValue.init(leaf:)) ?? .null
+            return node.priority.map(DatabaseRuleValue.init(leaf:)) ?? .null
         case .isNumber, .isString, .isBoolean:
             switch (method, node.leaf) {
             case (.isNumber, .number?), (.isString, .string?), (.isBoolean, .bool?): return .bool(true)
@@ -36,7 +36,7 @@ extension RuleSnapshot {
     }
 
     /// A child path argument: keys separated by `/`, each one a key the database allows.
-    private static func path(_ argument: RuleValue) throws(RuleEvaluationError) -> DatabasePath {
+    private static func path(_ argument: DatabaseRuleValue) throws(RuleEvaluationError) -> DatabasePath {
         guard case .string(let text) = argument else {
             throw RuleEvaluationError("A child path must be a string, not a \(argument.typeName).")
         }

@@ -1,6 +1,6 @@
 extension StringMethod {
     /// Calls the method on `string`; strings are compared as UTF-16 code units, as JavaScript and Java do.
-    func apply(to string: String, _ arguments: [RuleValue]) throws(RuleEvaluationError) -> RuleValue {
+    func apply(to string: String, _ arguments: [DatabaseRuleValue]) throws(RuleEvaluationError) -> DatabaseRuleValue {
         var texts: [String] = []
         for argument in arguments {
             guard case .string(let text) = argument else {

@@ -2,7 +2,7 @@
 /// evaluation is a walk over this tree.
 indirect enum RuleExpression: Sendable {
     /// A literal null, boolean, number or string.
-    case literal(RuleValue)
+    case literal(DatabaseRuleValue)
     /// A predefined variable or a `$wildcard`.
     case variable(RuleVariable)
     /// `receiver.name`: a member of `auth`-like JSON, `query`'s fields, or a string's `length`.

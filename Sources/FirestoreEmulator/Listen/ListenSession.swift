@@ -132,7 +132,7 @@ struct ListenSession: Sendable {
         _ changes: [(path: DocumentPath, before: Document?, after: Document?)], at commitTime: Timestamp,
         in database: DatabaseName, rerun: (ListenTarget) throws(FirestoreError) -> [Document]
     ) throws(FirestoreError) -> [ListenEvent] {
-        var outcome = CommitOutcome(changes: changes)
+        var outcome = CommitEffect(changes: changes)
         for id in order {
             // Changed in place: a target's documents are never copied.
             try targets[id]!.apply(&outcome, id: id, at: commitTime, rerun: rerun)
@@ -152,7 +152,7 @@ struct ListenSession: Sendable {
 extension ListenSession.TargetState {
     /// Applies one commit to the target, recording in `outcome` the documents that entered or left it.
     mutating func apply(
-        _ outcome: inout ListenSession.CommitOutcome, id: Int32, at commitTime: Timestamp,
+        _ outcome: inout ListenSession.CommitEffect, id: Int32, at commitTime: Timestamp,
         rerun: (ListenTarget) throws(FirestoreError) -> [Document]
     ) throws(FirestoreError) {
         guard commitTime > since else { return }
@@ -190,7 +190,7 @@ extension ListenSession.TargetState {
 extension ListenSession {
     /// What one commit does to the targets: per changed document (by its index in the commit), the targets
     /// it entered and left, and the documents that entered or left a re-run target without changing.
-    struct CommitOutcome {
+    struct CommitEffect {
         let changes: [(path: DocumentPath, before: Document?, after: Document?)]
         /// The changed paths, hashed once for every target.
         let keys: [HashedPath]

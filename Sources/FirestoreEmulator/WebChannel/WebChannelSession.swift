@@ -8,7 +8,7 @@
 /// the acknowledged id.
 struct WebChannelSession: Sendable {
     /// One array: its id and its text, `[id,payload]`.
-    struct Array: Sendable, Equatable {
+    struct NumberedArray: Sendable, Equatable {
         /// The array id.
         var id: Int
         /// The array as JSON text.
@@ -16,7 +16,7 @@ struct WebChannelSession: Sendable {
     }
 
     /// The arrays not yet acknowledged, in id order.
-    private(set) var outbox: [Array] = []
+    private(set) var outbox: [NumberedArray] = []
     private var nextArrayID = 1
     private var lastMapID = -1
     /// The highest array id any back channel has written.
@@ -50,7 +50,7 @@ struct WebChannelSession: Sendable {
     mutating func queue(_ payload: String) -> Int {
         let id = nextArrayID
         nextArrayID += 1
-        let array = Array(id: id, text: "[\(id),\(payload)]")
+        let array = NumberedArray(id: id, text: "[\(id),\(payload)]")
         outbox.append(array)
         unsentBytes += array.text.utf8.count
         unacknowledgedBytes += array.text.utf8.count
@@ -76,7 +76,7 @@ struct WebChannelSession: Sendable {
 
     /// Back channel `generation`'s next arrays, those after `sentThrough`, marked written; `nil` once
     /// another back channel replaced it or it was closed.
-    mutating func take(for generation: Int, after sentThrough: Int) -> [Array]? {
+    mutating func take(for generation: Int, after sentThrough: Int) -> [NumberedArray]? {
         guard backChannel == generation else { return nil }
         let start = outbox.firstIndex { $0.id > sentThrough } ?? outbox.count
         let arrays = Swift.Array(outbox[start...])

@@ -125,7 +125,7 @@ final class WebChannelStream: Sendable {
         }
         var sentThrough = arrayID
         for await _ in signal {
-            let (arrays, senders) = state.withLock { state -> ([WebChannelSession.Array]?, [CheckedContinuation<Void, Never>]) in
+            let (arrays, senders) = state.withLock { state -> ([WebChannelSession.NumberedArray]?, [CheckedContinuation<Void, Never>]) in
                 let arrays = state.session.take(for: generation, after: sentThrough)
                 var senders: [CheckedContinuation<Void, Never>] = []
                 if state.session.unsentBytes <= Self.unsentLimit { swap(&senders, &state.senders) }

@@ -34,7 +34,7 @@ final class BlobWriter {
     /// The serial queue that hashes the bytes, in order, on a thread of its own (not one of the
     /// concurrency pool's, which serve the requests).
     private let hashing = DispatchQueue(label: "hearth.storage.hash")
-    private let hasher = Hasher()
+    private let hasher = BlobDigests()
     /// Bytes written but not hashed yet, and a writer waiting for them to go down.
     private let backlog = Backlog()
     /// The most bytes that may wait for hashing; `throttle()` waits beyond it (memory stays flat).
@@ -137,7 +137,7 @@ final class BlobWriter {
 }
 
 /// MD5 and CRC-32C of a blob's bytes, updated on its writer's hashing queue only.
-private final class Hasher: @unchecked Sendable {
+private final class BlobDigests: @unchecked Sendable {
     private var md5 = Insecure.MD5()
     private var crc = CRC32C()
     /// Set by a discarded writer (from its own thread): the bytes still queued are not worth hashing.

@@ -2,7 +2,7 @@ import DatabaseTree
 import EmulatorCore
 
 /// A value while a rule is evaluated.
-enum RuleValue: Sendable {
+enum DatabaseRuleValue: Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -15,7 +15,7 @@ enum RuleValue: Sendable {
     case snapshot(RuleSnapshot)
     case query(RuleQuery)
     /// `['a', 'b']`, `hasChildren`' argument.
-    case list([RuleValue])
+    case list([DatabaseRuleValue])
 
     /// A JSON value as rules see it: numbers as doubles, objects and arrays as `json`.
     init(json: JSONValue) {
