@@ -4,7 +4,8 @@ import Foundation
 public enum Credential: Sendable, Equatable {
     /// No credential: `request.auth == null`.
     case none
-    /// `Bearer owner` (or `Firebase owner`): admin, bypasses rules.
+    /// The admin, who bypasses rules: `Bearer owner` (or `Firebase owner`), or a Google OAuth access token
+    /// (`ya29.…`, what the admin SDKs send with real credentials), as the official emulators take them.
     case owner
     /// A Firebase ID token (decoded, never verified).
     case user(AuthToken)
@@ -32,13 +33,23 @@ public enum Credential: Sendable, Equatable {
 
     /// Reads a bare token, as sent in `?auth=` or after the scheme.
     public init(token: String) {
-        if token == "owner" {
+        if Self.isAdmin(token: token) {
             self = .owner
         } else if let jwt = UnsignedJWT(decoding: token), let auth = AuthToken(claims: jwt.payload) {
             self = .user(auth)
         } else {
             self = .opaque(token)
         }
+    }
+}
+
+extension Credential {
+    /// Whether a bearer token speaks for the admin: `owner` (any case), or a Google OAuth access token
+    /// (`ya29.`). The one answer every emulator gives (the official Firestore emulator bypasses rules for
+    /// both; the Auth emulator takes both as admin credentials).
+    public static func isAdmin(token: String) -> Bool {
+        let lowered = token.lowercased()
+        return lowered == "owner" || lowered.hasPrefix("ya29.")
     }
 }
 

@@ -103,8 +103,7 @@ struct AuthAPI: Sendable {
 
     static func isAdmin(_ authorization: String?) throws(APIError) -> Bool {
         guard let authorization, authorization.lowercased().hasPrefix("bearer ") else { return false }
-        let token = String(authorization.dropFirst("bearer ".count))
-        if token.lowercased() == "owner" || token.hasPrefix("ya29.") { return true }
+        if Credential.isAdmin(token: String(authorization.dropFirst("bearer ".count))) { return true }
         throw APIError.invalidCredentials
     }
 
