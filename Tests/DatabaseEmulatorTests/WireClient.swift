@@ -9,7 +9,7 @@ import Logging
 /// queues, rendered as the WebSocket writer would.
 final class WireClient {
     let connection: WireConnection
-    private var iterator: AsyncStream<WireConnection.Outgoing>.AsyncIterator
+    private var iterator: AsyncStream<WireStateMachine.Outgoing>.AsyncIterator
     private var nextRequest: Int64 = 1
 
     init(_ database: Database) {
@@ -31,7 +31,7 @@ final class WireClient {
     func next() async throws -> JSONValue {
         guard let item = await iterator.next() else { return .null }
         connection.outbox.taken()
-        return try JSONValue.parse(WireConnection.render(item))
+        return try JSONValue.parse(WireStateMachine.render(item))
     }
 
     /// The next message, which must be a response; returns its body (`s`, `d`).

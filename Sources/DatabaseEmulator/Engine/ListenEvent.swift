@@ -28,7 +28,7 @@ final class Delivery: Sendable {
     var wire: String {
         wireText.withLock { text in
             if let text { return text }
-            let rendered = WireConnection.render(.event(event))
+            let rendered = WireStateMachine.render(.event(event))
             text = rendered
             return rendered
         }

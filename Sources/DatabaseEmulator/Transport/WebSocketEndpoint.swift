@@ -48,12 +48,12 @@ final class WebSocketEndpoint: Sendable {
     ) async {
         let database = databases.database(namespace)
         let connection = WireConnection(database: database)
-        connection.outbox.send(.envelope(WireConnection.hello(host: host, sessionID: sessionID, now: database.now)))
+        connection.open(host: host, sessionID: sessionID)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await item in connection.outbox.items {
                     connection.outbox.taken()
-                    for frame in FrameAssembler.frames(of: WireConnection.render(item)) {
+                    for frame in FrameAssembler.frames(of: WireStateMachine.render(item)) {
                         do {
                             try await outbound.write(.text(frame))
                         } catch {
@@ -74,7 +74,7 @@ final class WebSocketEndpoint: Sendable {
                     case .pending: continue
                     case .tooLarge: break reading
                     case .message(let message):
-                                        if !connection.receive(message) { break reading }
+                        if !connection.receive(message) { break reading }
                     }
                 }
             } catch {
