@@ -49,11 +49,14 @@ extension FirestoreClient {
         }
     }
 
-    /// How long to wait after failed attempt `attempt` (1-based): 50 ms doubling each time, with up to half
-    /// of it again at random so that competing clients spread out.
+    /// How long to wait after failed attempt `attempt` (1-based), as the web and iOS SDKs back off a
+    /// transaction (`ExponentialBackoff`: none before the first retry, then 1 s growing 1.5 times per attempt,
+    /// each with up to half of it more or less at random, so competing clients spread out). A loaded machine
+    /// can hold an older transaction for longer than a fast schedule would wait.
     static func backoff(after attempt: Int) -> Duration {
-        let base = 50 << (attempt - 1)
-        return .milliseconds(base + Int.random(in: 0...(base / 2)))
+        guard attempt > 1 else { return .zero }
+        let base = 1000 * pow(1.5, Double(attempt - 2))
+        return .milliseconds(Int(base + Double.random(in: -0.5...0.5) * base))
     }
 
     /// Ends transaction `id` without committing; a failure is ignored (the transaction expires anyway).
