@@ -14,10 +14,6 @@ public enum Credential: Sendable, Equatable {
 
     /// Reads an `Authorization` header value (`Bearer <t>` or `Firebase <t>`).
     public init(authorizationHeader: String?) {
-        if authorizationHeader == "Bearer owner" {  // the admin SDKs' header, on most requests
-            self = .owner
-            return
-        }
         guard let header = authorizationHeader?.trimmedOfWhitespace, !header.isEmpty else {
             self = .none
             return

@@ -56,7 +56,7 @@ public final class FirestoreEmulator: ServedEmulator {
             }
         }
         try rules.restoreKept()
-        let service = FirestoreService(store: store, rules: rules, clock: clock, logger: logger)
+        let service = FirestoreService(store: store, rules: rules, clock: clock)
         let rest = FirestoreREST(service: service)
         let webChannel = WebChannelEndpoint(service: FirestoreGRPCService(service: service))
         self.webChannel = webChannel

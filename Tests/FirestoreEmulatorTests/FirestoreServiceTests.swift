@@ -15,8 +15,7 @@ import Testing
     init() throws {
         let logger = Logger(label: "hearth.test.service")
         service = FirestoreService(
-            store: try FirestoreStore(clock: SystemClock()), rules: FirestoreRules(logger: logger), clock: SystemClock(),
-            logger: logger)
+            store: try FirestoreStore(clock: SystemClock()), rules: FirestoreRules(logger: logger), clock: SystemClock())
     }
 
     func path(_ text: String) -> DocumentPath { DocumentPath(segments: text.split(separator: "/").map(String.init)) }

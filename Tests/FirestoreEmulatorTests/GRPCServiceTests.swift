@@ -461,7 +461,7 @@ struct GRPCHarness {
         let clock = SystemClock()
         let store = try FirestoreStore(clock: clock)
         let logger = Logger(label: "hearth.test.grpc")
-        let service = FirestoreService(store: store, rules: FirestoreRules(logger: logger), clock: clock, logger: logger)
+        let service = FirestoreService(store: store, rules: FirestoreRules(logger: logger), clock: clock)
         let transport = InProcessTransport()
         try await withGRPCServer(transport: transport.server, services: [FirestoreGRPCService(service: service)]) { _ in
             try await withGRPCClient(transport: transport.client) { client in

@@ -78,7 +78,7 @@ extension Write {
             throw FirestoreError(
                 .invalidArgument, "Invalid value at '\(field)': one of update, delete, verify, transform must be set.")
         }
-        if proto.hasUpdateMask { updateMask = try FieldPath.fieldPaths(proto.updateMask.fieldPaths) }
+        if proto.hasUpdateMask { updateMask = try proto.updateMask.paths }
         for (index, item) in proto.updateTransforms.enumerated() {
             transforms.append(try FieldTransform(proto: item, field: "\(field).update_transforms[\(index)]"))
         }

@@ -1,5 +1,4 @@
 import EmulatorCore
-import Logging
 
 /// The Cloud Firestore service (`google.firestore.v1.Firestore`), whatever the transport: each operation
 /// takes a typed request (`Requests.swift`), decides the caller's rules, runs against the store and answers
@@ -15,7 +14,6 @@ struct FirestoreService: Sendable {
     let rules: FirestoreRules
     /// Where request and commit times come from.
     let clock: any EmulatorClock
-    let logger: Logger
 
     /// The store's commits, in order, for listeners.
     var feed: CommitFeed { store.feed }
