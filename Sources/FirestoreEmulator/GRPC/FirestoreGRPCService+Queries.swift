@@ -9,117 +9,133 @@ import SwiftProtobuf
 extension FirestoreGRPCService {
     /// RunQuery: one response per result (or one with only the read time), after one carrying a
     /// transaction begun with `new_transaction`.
+    func runQuery(_ message: Google_Firestore_V1_RunQueryRequest, _ caller: CallContext)
+        throws(FirestoreError) -> [Google_Firestore_V1_RunQueryResponse]
+    {
+        let (database, parent) = try DocumentPath.parse(parentName: message.parent)
+        guard case .structuredQuery(let queryProto) = message.queryType else {
+            throw FirestoreError(.invalidArgument, "structured_query is required.")
+        }
+        if message.hasExplainOptions { throw FirestoreError.explainUnsupported }
+        let query = try StructuredQuery(proto: queryProto, parent: parent)
+        let consistency: FirestoreStore.Consistency
+        switch message.consistencySelector {
+        case .transaction(let id): consistency = .transaction(Array(id))
+        case .newTransaction(let options): consistency = .newTransaction(TransactionMode(proto: options))
+        case .readTime(let time): consistency = .readTime(Timestamp(seconds: time.seconds, nanos: time.nanos))
+        case nil: consistency = .latest
+        }
+        let result = try service.runQuery(
+            RunQueryRequest(database: database, query: query, consistency: consistency), caller)
+        let readTime = result.readTime.proto
+        var responses = result.documents.map { document in
+            Google_Firestore_V1_RunQueryResponse.with {
+                $0.document = document.proto(in: database)
+                $0.readTime = readTime
+            }
+        }
+        if responses.isEmpty { responses = [.with { $0.readTime = readTime }] }
+        if result.skipped > 0 { responses[0].skippedResults = Int32(clamping: result.skipped) }
+        if let transaction = result.transaction {
+            // A response carrying the new transaction carries nothing else (RunQueryResponse).
+            responses.insert(.with { $0.transaction = Data(transaction) }, at: 0)
+        }
+        return responses
+    }
+
+    /// `runQuery` through grpc-swift.
     func runQuery(request: ServerRequest<Google_Firestore_V1_RunQueryRequest>, context: ServerContext)
         async throws -> StreamingServerResponse<Google_Firestore_V1_RunQueryResponse>
     {
-        try serverStreaming { () throws(FirestoreError) in
-            let message = request.message
-            let (database, parent) = try DocumentPath.parse(parentName: message.parent)
-            guard case .structuredQuery(let queryProto) = message.queryType else {
-                throw FirestoreError(.invalidArgument, "structured_query is required.")
-            }
-            if message.hasExplainOptions { throw FirestoreError.explainUnsupported }
-            let query = try StructuredQuery(proto: queryProto, parent: parent)
-            let consistency: FirestoreStore.Consistency
-            switch message.consistencySelector {
-            case .transaction(let id): consistency = .transaction(Array(id))
-            case .newTransaction(let options): consistency = .newTransaction(TransactionMode(proto: options))
-            case .readTime(let time): consistency = .readTime(Timestamp(seconds: time.seconds, nanos: time.nanos))
-            case nil: consistency = .latest
-            }
-            let result = try service.runQuery(
-                RunQueryRequest(database: database, query: query, consistency: consistency), self.context(request.metadata))
-            let readTime = result.readTime.proto
-            var responses = result.documents.map { document in
-                Google_Firestore_V1_RunQueryResponse.with {
-                    $0.document = document.proto(in: database)
-                    $0.readTime = readTime
-                }
-            }
-            if responses.isEmpty { responses = [.with { $0.readTime = readTime }] }
-            if result.skipped > 0 { responses[0].skippedResults = Int32(clamping: result.skipped) }
-            if let transaction = result.transaction {
-                // A response carrying the new transaction carries nothing else (RunQueryResponse).
-                responses.insert(.with { $0.transaction = Data(transaction) }, at: 0)
-            }
-            return responses
-        }
+        try serverStreaming(request, runQuery(_:_:))
     }
 
     /// RunAggregationQuery: one response with the aggregates.
-    func runAggregationQuery(
-        request: ServerRequest<Google_Firestore_V1_RunAggregationQueryRequest>, context: ServerContext
-    ) async throws -> StreamingServerResponse<Google_Firestore_V1_RunAggregationQueryResponse> {
-        try serverStreaming { () throws(FirestoreError) in
-            let message = request.message
-            let (database, parent) = try DocumentPath.parse(parentName: message.parent)
-            guard case .structuredAggregationQuery(let aggregationProto) = message.queryType else {
-                throw FirestoreError(.invalidArgument, "structured_aggregation_query is required.")
-            }
-            if message.hasExplainOptions { throw FirestoreError.explainUnsupported }
-            let aggregation = try AggregationQuery(proto: aggregationProto, parent: parent)
-            let consistency: FirestoreStore.Consistency
-            switch message.consistencySelector {
-            case .transaction(let id): consistency = .transaction(Array(id))
-            case .newTransaction(let options): consistency = .newTransaction(TransactionMode(proto: options))
-            case .readTime(let time): consistency = .readTime(Timestamp(seconds: time.seconds, nanos: time.nanos))
-            case nil: consistency = .latest
-            }
-            let result = try service.runAggregationQuery(
-                RunAggregationQueryRequest(database: database, aggregation: aggregation, consistency: consistency),
-                self.context(request.metadata))
-            var response = Google_Firestore_V1_RunAggregationQueryResponse()
-            response.result.aggregateFields = result.fields.mapValues(\.proto)
-            response.readTime = result.readTime.proto
-            if let transaction = result.transaction { response.transaction = Data(transaction) }
-            return [response]
+    func runAggregationQuery(_ message: Google_Firestore_V1_RunAggregationQueryRequest, _ caller: CallContext)
+        throws(FirestoreError) -> [Google_Firestore_V1_RunAggregationQueryResponse]
+    {
+        let (database, parent) = try DocumentPath.parse(parentName: message.parent)
+        guard case .structuredAggregationQuery(let aggregationProto) = message.queryType else {
+            throw FirestoreError(.invalidArgument, "structured_aggregation_query is required.")
         }
+        if message.hasExplainOptions { throw FirestoreError.explainUnsupported }
+        let aggregation = try AggregationQuery(proto: aggregationProto, parent: parent)
+        let consistency: FirestoreStore.Consistency
+        switch message.consistencySelector {
+        case .transaction(let id): consistency = .transaction(Array(id))
+        case .newTransaction(let options): consistency = .newTransaction(TransactionMode(proto: options))
+        case .readTime(let time): consistency = .readTime(Timestamp(seconds: time.seconds, nanos: time.nanos))
+        case nil: consistency = .latest
+        }
+        let result = try service.runAggregationQuery(
+            RunAggregationQueryRequest(database: database, aggregation: aggregation, consistency: consistency),
+            caller)
+        var response = Google_Firestore_V1_RunAggregationQueryResponse()
+        response.result.aggregateFields = result.fields.mapValues(\.proto)
+        response.readTime = result.readTime.proto
+        if let transaction = result.transaction { response.transaction = Data(transaction) }
+        return [response]
+    }
+
+    /// `runAggregationQuery` through grpc-swift.
+    func runAggregationQuery(request: ServerRequest<Google_Firestore_V1_RunAggregationQueryRequest>, context: ServerContext)
+        async throws -> StreamingServerResponse<Google_Firestore_V1_RunAggregationQueryResponse>
+    {
+        try serverStreaming(request, runAggregationQuery(_:_:))
     }
 
     /// PartitionQuery.
-    func partitionQuery(request: ServerRequest<Google_Firestore_V1_PartitionQueryRequest>, context: ServerContext)
-        async throws -> ServerResponse<Google_Firestore_V1_PartitionQueryResponse>
+    func partitionQuery(_ message: Google_Firestore_V1_PartitionQueryRequest, _ caller: CallContext)
+        throws(FirestoreError) -> Google_Firestore_V1_PartitionQueryResponse
     {
-        try unary { () throws(FirestoreError) in
-            let message = request.message
-            let (database, parent) = try DocumentPath.parse(parentName: message.parent)
-            guard case .structuredQuery(let queryProto) = message.queryType else {
-                throw FirestoreError(.invalidArgument, "structured_query is required.")
-            }
-            let query = try StructuredQuery(proto: queryProto, parent: parent)
-            var consistency = FirestoreStore.Consistency.latest
-            if case .readTime(let time) = message.consistencySelector {
-                consistency = .readTime(Timestamp(seconds: time.seconds, nanos: time.nanos))
-            }
-            let cursors = try service.partitionQuery(
-                PartitionQueryRequest(
-                    database: database, query: query, partitionCount: message.partitionCount, consistency: consistency),
-                self.context(request.metadata))
-            return .with {
-                $0.partitions = cursors.map { path in
-                    .with { $0.values = [FirestoreValue.reference(path.name(in: database)).proto] }
-                }
+        let (database, parent) = try DocumentPath.parse(parentName: message.parent)
+        guard case .structuredQuery(let queryProto) = message.queryType else {
+            throw FirestoreError(.invalidArgument, "structured_query is required.")
+        }
+        let query = try StructuredQuery(proto: queryProto, parent: parent)
+        var consistency = FirestoreStore.Consistency.latest
+        if case .readTime(let time) = message.consistencySelector {
+            consistency = .readTime(Timestamp(seconds: time.seconds, nanos: time.nanos))
+        }
+        let cursors = try service.partitionQuery(
+            PartitionQueryRequest(
+                database: database, query: query, partitionCount: message.partitionCount, consistency: consistency),
+            caller)
+        return .with {
+            $0.partitions = cursors.map { path in
+                .with { $0.values = [FirestoreValue.reference(path.name(in: database)).proto] }
             }
         }
     }
 
+    /// `partitionQuery` through grpc-swift.
+    func partitionQuery(request: ServerRequest<Google_Firestore_V1_PartitionQueryRequest>, context: ServerContext)
+        async throws -> ServerResponse<Google_Firestore_V1_PartitionQueryResponse>
+    {
+        try unary(request, partitionQuery(_:_:))
+    }
+
     /// ListCollectionIds.
-    func listCollectionIds(
-        request: ServerRequest<Google_Firestore_V1_ListCollectionIdsRequest>, context: ServerContext
-    ) async throws -> ServerResponse<Google_Firestore_V1_ListCollectionIdsResponse> {
-        try unary { () throws(FirestoreError) in
-            let message = request.message
-            let (database, parent) = try DocumentPath.parse(parentName: message.parent)
-            let after = try ListPageToken(message.pageToken).afterID
-            let page = try service.listCollectionIDs(
-                ListCollectionIDsRequest(
-                    database: database, parent: parent, pageSize: message.pageSize > 0 ? Int(message.pageSize) : Int.max,
-                    after: after),
-                self.context(request.metadata))
-            return .with {
-                $0.collectionIds = page.ids
-                if let next = page.next { $0.nextPageToken = next.encoded }
-            }
+    func listCollectionIds(_ message: Google_Firestore_V1_ListCollectionIdsRequest, _ caller: CallContext)
+        throws(FirestoreError) -> Google_Firestore_V1_ListCollectionIdsResponse
+    {
+        let (database, parent) = try DocumentPath.parse(parentName: message.parent)
+        let after = try ListPageToken(message.pageToken).afterID
+        let page = try service.listCollectionIDs(
+            ListCollectionIDsRequest(
+                database: database, parent: parent, pageSize: message.pageSize > 0 ? Int(message.pageSize) : Int.max,
+                after: after),
+            caller)
+        return .with {
+            $0.collectionIds = page.ids
+            if let next = page.next { $0.nextPageToken = next.encoded }
         }
+    }
+
+    /// `listCollectionIds` through grpc-swift.
+    func listCollectionIds(request: ServerRequest<Google_Firestore_V1_ListCollectionIdsRequest>, context: ServerContext)
+        async throws -> ServerResponse<Google_Firestore_V1_ListCollectionIdsResponse>
+    {
+        try unary(request, listCollectionIds(_:_:))
     }
 }

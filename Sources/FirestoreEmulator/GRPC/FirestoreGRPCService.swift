@@ -7,6 +7,10 @@ import SwiftProtobuf
 /// the service's typed request, runs the service and writes its result as the response message; a
 /// `FirestoreError` becomes the RPC's status. `Listen` and `Write` run the stream loops.
 ///
+/// Each RPC other than `Listen` and `Write` is a synchronous method from request message and caller to
+/// response message(s); grpc-swift's methods wrap them, and `+Immediate.swift` answers them on the event
+/// loop without grpc-swift's per-call task.
+///
 /// The RPCs are in `FirestoreGRPCService+Documents.swift`, `+Batch.swift`, `+Queries.swift`, `+Listen.swift`
 /// and `+Write.swift`.
 struct FirestoreGRPCService: Google_Firestore_V1_Firestore.ServiceProtocol {
@@ -23,25 +27,25 @@ struct FirestoreGRPCService: Google_Firestore_V1_Firestore.ServiceProtocol {
         service.context(authorization: metadata[stringValues: "authorization"].first { _ in true })
     }
 
-    /// Runs a unary RPC: `operation`'s response, or its error as the RPC's status.
-    func unary<Response: Message>(_ operation: () throws(FirestoreError) -> Response) throws(RPCError)
-        -> ServerResponse<Response>
-    {
+    /// Runs a unary RPC through grpc-swift: `operation`'s response, or its error as the RPC's status.
+    func unary<Request: Message, Response: Message>(
+        _ request: ServerRequest<Request>, _ operation: (Request, CallContext) throws(FirestoreError) -> Response
+    ) throws(RPCError) -> ServerResponse<Response> {
         do {
-            return ServerResponse(message: try operation())
+            return ServerResponse(message: try operation(request.message, context(request.metadata)))
         } catch {
             throw RPCError(error)
         }
     }
 
-    /// Runs a server-streaming RPC whose responses are all known at once: `operation` completes before the
-    /// first message goes out, so a failure is the RPC's status alone, as over REST.
-    func serverStreaming<Response: Message>(_ operation: () throws(FirestoreError) -> [Response]) throws(RPCError)
-        -> StreamingServerResponse<Response>
-    {
+    /// Runs a server-streaming RPC whose responses are all known at once through grpc-swift: `operation`
+    /// completes before the first message goes out, so a failure is the RPC's status alone, as over REST.
+    func serverStreaming<Request: Message, Response: Message>(
+        _ request: ServerRequest<Request>, _ operation: (Request, CallContext) throws(FirestoreError) -> [Response]
+    ) throws(RPCError) -> StreamingServerResponse<Response> {
         let messages: [Response]
         do {
-            messages = try operation()
+            messages = try operation(request.message, context(request.metadata))
         } catch {
             throw RPCError(error)
         }

@@ -22,6 +22,9 @@ import ServiceLifecycle
 ///   open a stream per listener: grpc-java, which the official emulator runs on, sets no limit);
 /// - requests compressed with gzip or deflate (`grpc-encoding`), as grpc-java and grpcio clients send when
 ///   compression is enabled; responses are compressed when the client asks for it;
+/// - calls a service answers immediately (`ImmediateGRPCResponder`: Firestore's all but `Listen` and
+///   `Write`) are answered on the connection's event loop as soon as their request is in
+///   (`ImmediateCallHandler`), not through grpc-swift's per-call task;
 /// - a call whose HEADERS end the stream (no message) is answered at once (`EndedRequestHandler`);
 /// - client keepalive pings as often as every 10 s, with or without calls in flight (the iOS SDK pings
 ///   every 30 s); HTTP/2 PINGs are answered by the connection itself;
@@ -45,9 +48,16 @@ struct GRPCEndpoint: HTTP2Handoff {
         config.connection.keepalive.clientBehavior = .init(
             minPingIntervalWithoutCalls: .seconds(10), allowWithoutCalls: true)
         config.connection.maxGraceTime = .seconds(1)
+        // grpc-swift's default holds each flush up to 100 µs on a timer to batch writes; measured here
+        // (bench/firestore_calls.py, ListenBenchmark) it made unary calls dearer and a lone listener later,
+        // and 1,000 listeners no faster. Flushes within one read are batched by the HTTP/2 handler anyway.
+        config.connection.flushCoalescing = nil
+        let immediate = services.lazy.compactMap { $0 as? any ImmediateGRPCResponder }.first
         config.channelDebuggingCallbacks.onAcceptHTTP2Stream = { stream in
             stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(EndedRequestHandler(), position: .first)
+                let handlers = stream.pipeline.syncOperations
+                try handlers.addHandler(EndedRequestHandler(), position: .first)
+                if let immediate { try handlers.addHandler(ImmediateCallHandler(responder: immediate), position: .first) }
             }
         }
         conduit = ConnectionConduit(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)  // Hummingbird's too

@@ -1,0 +1,64 @@
+import FirestoreWire
+import GRPCCore
+import NIOCore
+import NIOHPACK
+import SwiftProtobuf
+
+/// Every RPC but `Listen` and `Write` runs under the store's lock and returns, so each is answered on the
+/// connection's event loop (`ImmediateCallHandler`), with the same methods grpc-swift's wrappers call.
+extension FirestoreGRPCService: ImmediateGRPCResponder {
+    private typealias Method = Google_Firestore_V1_Firestore.Method
+    private typealias Answerer = @Sendable (FirestoreGRPCService, ByteBuffer, HPACKHeaders) -> ImmediateGRPCAnswer
+
+    /// The immediate RPCs by path.
+    private static let answerers: [String: Answerer] = [
+        path(Method.GetDocument.descriptor): { $0.answer($1, $2, $0.getDocument(_:_:)) },
+        path(Method.ListDocuments.descriptor): { $0.answer($1, $2, $0.listDocuments(_:_:)) },
+        path(Method.CreateDocument.descriptor): { $0.answer($1, $2, $0.createDocument(_:_:)) },
+        path(Method.UpdateDocument.descriptor): { $0.answer($1, $2, $0.updateDocument(_:_:)) },
+        path(Method.DeleteDocument.descriptor): { $0.answer($1, $2, $0.deleteDocument(_:_:)) },
+        path(Method.BatchGetDocuments.descriptor): { $0.answerAll($1, $2, $0.batchGetDocuments(_:_:)) },
+        path(Method.BeginTransaction.descriptor): { $0.answer($1, $2, $0.beginTransaction(_:_:)) },
+        path(Method.Commit.descriptor): { $0.answer($1, $2, $0.commit(_:_:)) },
+        path(Method.Rollback.descriptor): { $0.answer($1, $2, $0.rollback(_:_:)) },
+        path(Method.BatchWrite.descriptor): { $0.answer($1, $2, $0.batchWrite(_:_:)) },
+        path(Method.RunQuery.descriptor): { $0.answerAll($1, $2, $0.runQuery(_:_:)) },
+        path(Method.RunAggregationQuery.descriptor): { $0.answerAll($1, $2, $0.runAggregationQuery(_:_:)) },
+        path(Method.PartitionQuery.descriptor): { $0.answer($1, $2, $0.partitionQuery(_:_:)) },
+        path(Method.ListCollectionIds.descriptor): { $0.answer($1, $2, $0.listCollectionIds(_:_:)) },
+    ]
+
+    private static func path(_ descriptor: GRPCCore.MethodDescriptor) -> String {
+        "/" + descriptor.fullyQualifiedMethod
+    }
+
+    func answersImmediately(path: String) -> Bool {
+        Self.answerers[path] != nil
+    }
+
+    func respond(path: String, message: ByteBuffer, headers: HPACKHeaders) -> ImmediateGRPCAnswer {
+        Self.answerers[path].map { $0(self, message, headers) } ?? .passOn
+    }
+
+    /// A unary RPC's answer.
+    private func answer<Request: Message, Response: Message>(
+        _ bytes: ByteBuffer, _ headers: HPACKHeaders, _ operation: (Request, CallContext) throws(FirestoreError) -> Response
+    ) -> ImmediateGRPCAnswer {
+        answerAll(bytes, headers) { (request: Request, caller) throws(FirestoreError) in [try operation(request, caller)] }
+    }
+
+    /// A server-streaming RPC's answer; a request that does not decode is grpc-swift's to refuse.
+    private func answerAll<Request: Message, Response: Message>(
+        _ bytes: ByteBuffer, _ headers: HPACKHeaders, _ operation: (Request, CallContext) throws(FirestoreError) -> [Response]
+    ) -> ImmediateGRPCAnswer {
+        guard let request = try? Request(serializedBytes: Array(bytes.readableBytesView)) else { return .passOn }
+        let caller = service.context(authorization: headers.first(name: "authorization"))
+        do {
+            let responses = try operation(request, caller)
+            guard let serialized = try? responses.map({ try $0.serializedBytes() as [UInt8] }) else { return .passOn }
+            return .messages(serialized)
+        } catch {
+            return .failure(RPCError(error))
+        }
+    }
+}

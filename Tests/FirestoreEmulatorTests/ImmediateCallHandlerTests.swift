@@ -1,0 +1,168 @@
+import GRPCCore
+import NIOCore
+import NIOEmbedded
+import NIOHPACK
+import NIOHTTP2
+import Testing
+
+@testable import FirestoreEmulator
+
+/// The handler that answers some gRPC calls on a stream's event loop, without a network: what it answers,
+/// how, and the frames it hands on untouched when it does not.
+@Suite struct ImmediateCallHandlerTests {
+    /// Answers `/test.Echo/Echo` with the request twice, `/test.Echo/Fail` with NOT_FOUND, and passes on
+    /// `/test.Echo/Later`.
+    struct Echo: ImmediateGRPCResponder {
+        func answersImmediately(path: String) -> Bool { path.hasPrefix("/test.Echo/") && path != "/test.Echo/Stream" }
+
+        func respond(path: String, message: ByteBuffer, headers: HPACKHeaders) -> ImmediateGRPCAnswer {
+            switch path {
+            case "/test.Echo/Echo": return .messages([Array(message.readableBytesView), Array("!".utf8)])
+            case "/test.Echo/Fail": return .failure(RPCError(code: .notFound, message: "no 100% sure: é"))
+            default: return .passOn
+            }
+        }
+    }
+
+    /// Records what reaches the handlers behind.
+    final class Behind: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = HTTP2Frame.FramePayload
+        var frames: [HTTP2Frame.FramePayload] = []
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            frames.append(unwrapInboundIn(data))
+        }
+    }
+
+    func channel() throws -> (EmbeddedChannel, Behind) {
+        let behind = Behind()
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers([ImmediateCallHandler(responder: Echo()), behind])
+        return (channel, behind)
+    }
+
+    func headers(_ path: String, _ extra: HPACKHeaders = [:], endStream: Bool = false) -> HTTP2Frame.FramePayload {
+        var headers: HPACKHeaders = [
+            ":method": "POST", ":scheme": "http", ":path": path, ":authority": "localhost",
+            "content-type": "application/grpc", "te": "trailers",
+        ]
+        headers.add(contentsOf: extra)
+        return .headers(.init(headers: headers, endStream: endStream))
+    }
+
+    /// A DATA frame with `bytes`, framed as one gRPC message when `framed`.
+    func data(_ bytes: String, framed: Bool = true, endStream: Bool = true) -> HTTP2Frame.FramePayload {
+        var buffer = ByteBuffer()
+        if framed {
+            buffer.writeInteger(UInt8(0))
+            buffer.writeInteger(UInt32(bytes.utf8.count))
+        }
+        buffer.writeString(bytes)
+        return .data(.init(data: .byteBuffer(buffer), endStream: endStream))
+    }
+
+    /// The frames written, in order.
+    func written(_ channel: EmbeddedChannel) throws -> [HTTP2Frame.FramePayload] {
+        var frames: [HTTP2Frame.FramePayload] = []
+        while let frame = try channel.readOutbound(as: HTTP2Frame.FramePayload.self) { frames.append(frame) }
+        return frames
+    }
+
+    @Test func aCallIsAnsweredWithHeadersMessagesAndTrailersOnceItsRequestEnds() throws {
+        let (channel, behind) = try channel()
+        try channel.writeInbound(headers("/test.Echo/Echo"))
+        try channel.writeInbound(HTTP2Frame.FramePayload.windowUpdate(windowSizeIncrement: 5))  // grpcio sends one
+        try channel.writeInbound(data("hel", framed: false, endStream: false).withPrefix(length: 5))
+        #expect(try written(channel).isEmpty)
+        try channel.writeInbound(data("lo", framed: false))
+        let frames = try written(channel)
+        #expect(behind.frames.isEmpty)
+        guard frames.count == 3, case .headers(let head) = frames[0], case .data(let body) = frames[1],
+            case .headers(let trailers) = frames[2], case .byteBuffer(var bytes) = body.data
+        else {
+            Issue.record("unexpected frames \(frames)")
+            return
+        }
+        #expect(head.headers.first(name: ":status") == "200")
+        #expect(head.headers.first(name: "content-type") == "application/grpc")
+        #expect(!head.endStream)
+        #expect(bytes.readInteger(as: UInt8.self) == 0)
+        #expect(bytes.readInteger(as: UInt32.self) == 5)
+        #expect(bytes.readString(length: 5) == "hello")
+        #expect(bytes.readInteger(as: UInt8.self) == 0)
+        #expect(bytes.readInteger(as: UInt32.self) == 1)
+        #expect(bytes.readString(length: 1) == "!")
+        #expect(trailers.headers.first(name: "grpc-status") == "0")
+        #expect(trailers.endStream)
+    }
+
+    @Test func aFailureIsATrailersOnlyResponseWithItsMessagePercentEncoded() throws {
+        let (channel, _) = try channel()
+        try channel.writeInbound(headers("/test.Echo/Fail"))
+        try channel.writeInbound(data("x"))
+        let frames = try written(channel)
+        guard frames.count == 1, case .headers(let trailers) = frames[0] else {
+            Issue.record("unexpected frames \(frames)")
+            return
+        }
+        #expect(trailers.endStream)
+        #expect(trailers.headers.first(name: ":status") == "200")
+        #expect(trailers.headers.first(name: "grpc-status") == "5")
+        #expect(trailers.headers.first(name: "grpc-message") == "no 100%25 sure: %C3%A9")
+    }
+
+    @Test(arguments: [
+        ["/test.Echo/Stream"],  // not answered immediately
+        ["/test.Echo/Echo", "grpc-encoding", "gzip"],  // a compressed request
+        ["/test.Echo/Echo", "grpc-accept-encoding", "gzip,identity"],  // prefers compressed responses
+        ["/test.Other/Echo"],
+    ])
+    func callsItDoesNotAnswerPassOnUntouched(call: [String]) throws {
+        let (channel, behind) = try channel()
+        let extra: HPACKHeaders = call.count == 3 ? [call[1]: call[2]] : [:]
+        try channel.writeInbound(headers(call[0], extra))
+        try channel.writeInbound(data("hi"))
+        #expect(try written(channel).isEmpty)
+        #expect(behind.frames.count == 2)
+        #expect(throws: (any Error).self) { try channel.pipeline.syncOperations.handler(type: ImmediateCallHandler.self) }
+    }
+
+    @Test func aRequestThatIsNotExactlyOneMessageOrIsPassedOnReachesTheHandlersBehindInOrder() throws {
+        for (path, frames) in [
+            ("/test.Echo/Later", [data("a")]),  // the responder passes it on
+            ("/test.Echo/Echo", [data("a", endStream: false), data("b")]),  // two messages
+            ("/test.Echo/Echo", [data("abc", framed: false)]),  // a short prefix
+        ] {
+            let (channel, behind) = try channel()
+            try channel.writeInbound(headers(path))
+            for frame in frames { try channel.writeInbound(frame) }
+            #expect(try written(channel).isEmpty)
+            #expect(behind.frames.count == 1 + frames.count)
+            if case .headers(let first)? = behind.frames.first {
+                #expect(first.headers.first(name: ":path") == path)
+            } else {
+                Issue.record("the headers did not come first")
+            }
+        }
+    }
+
+    @Test func headersThatEndTheStreamPassOn() throws {
+        let (channel, behind) = try channel()
+        try channel.writeInbound(headers("/test.Echo/Echo", endStream: true))
+        #expect(try written(channel).isEmpty)
+        #expect(behind.frames.count == 1)
+    }
+}
+
+extension HTTP2Frame.FramePayload {
+    /// A DATA frame with a gRPC message prefix announcing `length` bytes in front of its bytes.
+    fileprivate func withPrefix(length: UInt32) -> Self {
+        guard case .data(var data) = self, case .byteBuffer(let bytes) = data.data else { return self }
+        var prefixed = ByteBuffer()
+        prefixed.writeInteger(UInt8(0))
+        prefixed.writeInteger(length)
+        prefixed.writeImmutableBuffer(bytes)
+        data.data = .byteBuffer(prefixed)
+        return .data(data)
+    }
+}
