@@ -20,9 +20,11 @@ Every test uses a project of its own (see firestore_grpc_support.client), so tes
 from __future__ import annotations
 
 import datetime
+import queue
 import math
 import threading
 
+import grpc
 import pytest
 from google.api_core import exceptions
 from google.api_core.datetime_helpers import DatetimeWithNanoseconds
@@ -1138,3 +1140,42 @@ def test_rules_apply_to_grpc_calls_with_user_tokens(client, raw_apis, firestore_
     )
     found = [r.document.name for r in nobody.call("run_query", public) if r.document.name]
     assert found == [nobody.name("public/p")]
+
+
+def test_write_stream_takes_pipelined_writes_with_the_same_token(raw_apis):
+    """The SDKs send each write with the newest token they have received and do not wait for answers, so
+    two writes in flight carry the same token; both commit (the official emulator 1.19 takes them too).
+    Going back to a token older than one already sent back ends the stream, as the proto's stream_token
+    says (\"after sending this token, earlier tokens may not be used anymore\"; the official emulator does
+    not check tokens at all)."""
+    api = raw_apis("demo-write-pipeline", token="owner")
+    requests: queue.Queue = queue.Queue()
+
+    def stream():
+        while (request := requests.get()) is not None:
+            yield request
+
+    def write(n: int) -> write_types.Write:
+        return write_types.Write(update=document_types.Document(
+            name=api.name(f"pipelined/d{n}"), fields={"n": document_types.Value(integer_value=n)}))
+
+    responses = iter(api.transport.write(stream(), metadata=api.metadata, timeout=30))
+    try:
+        requests.put(firestore_types.WriteRequest(database=api.database))
+        handshake = next(responses)
+        requests.put(firestore_types.WriteRequest(stream_token=handshake.stream_token, writes=[write(1)]))
+        requests.put(firestore_types.WriteRequest(stream_token=handshake.stream_token, writes=[write(2)]))
+        first, second = next(responses), next(responses)
+        assert len(first.write_results) == 1 and len(second.write_results) == 1
+        requests.put(firestore_types.WriteRequest(stream_token=second.stream_token, writes=[write(3)]))
+        next(responses)
+        requests.put(firestore_types.WriteRequest(stream_token=handshake.stream_token, writes=[write(4)]))
+        with pytest.raises(grpc.RpcError) as ended:
+            next(responses)
+        assert ended.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    finally:
+        requests.put(None)
+    found = api.call("batch_get_documents", firestore_types.BatchGetDocumentsRequest(
+        database=api.database, documents=[api.name(f"pipelined/d{n}") for n in range(1, 5)]))
+    assert {response.found.name for response in found if response.found.name} == {
+        api.name(f"pipelined/d{n}") for n in range(1, 4)}

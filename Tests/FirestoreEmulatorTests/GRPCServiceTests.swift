@@ -375,9 +375,15 @@ import Testing
                 var batch = Google_Firestore_V1_WriteRequest()
                 batch.streamToken = opened.streamToken
                 batch.writes = [write]
+                let answered = try await stream.send(batch)
+                // The handshake's token again, as an SDK sends it when it pipelines writes: accepted.
+                let pipelined = try await stream.send(batch)
+                #expect(pipelined.writeResults.count == 1)
+                // A newer token, then the older one again: earlier tokens may not be used any more.
+                batch.streamToken = answered.streamToken
                 _ = try await stream.send(batch)
-                // The handshake's token again, after a newer one was sent.
-                await expectStatus(.invalidArgument, "The stream token is not the last one this write stream sent.") {
+                batch.streamToken = opened.streamToken
+                await expectStatus(.invalidArgument, "The stream token is older than one this write stream's client has sent.") {
                     try await stream.send(batch)
                 }
             }
@@ -400,6 +406,23 @@ import Testing
 /// The Write stream's protocol alone, without I/O.
 @Suite struct WriteStreamTests {
     let database = "projects/p/databases/(default)"
+
+    @Test func aTokenAcknowledgedTwiceIsTakenAsPipelinedWritesSendIt() throws {
+        var stream = WriteStream(id: "s")
+        guard case .handshake(_, let first) = try stream.receive(database: database, streamID: "", token: [], hasWrites: false)
+        else {
+            Issue.record("expected a handshake")
+            return
+        }
+        guard case .commit(_, let second) = try stream.receive(database: "", streamID: "", token: first, hasWrites: true),
+            case .commit = try stream.receive(database: "", streamID: "", token: first, hasWrites: true),
+            case .commit = try stream.receive(database: "", streamID: "", token: second, hasWrites: true)
+        else {
+            Issue.record("expected commits")
+            return
+        }
+        #expect(throws: FirestoreError.self) { try stream.receive(database: "", streamID: "", token: first, hasWrites: true) }
+    }
 
     @Test func handshakeThenBatchesEachWithTheLastToken() throws {
         var stream = WriteStream(id: "s")
@@ -434,7 +457,11 @@ import Testing
             Issue.record("expected a handshake")
             return
         }
-        for (name, id, sent) in [("", "", [UInt8]()), ("projects/q/databases/(default)", "", token), ("", "other", token)] {
+        let unsent = token.map { $0 ^ 0xFF }
+        for (name, id, sent) in [
+            ("", "", [UInt8]()), ("projects/q/databases/(default)", "", token), ("", "other", token), ("", "", unsent),
+            ("", "", Array("garbage".utf8)),
+        ] {
             var copy = open
             #expect(throws: FirestoreError.self) { try copy.receive(database: name, streamID: id, token: sent, hasWrites: true) }
         }

@@ -4,9 +4,11 @@ import EmulatorCore
 /// state machine without I/O: the service hands it each request and performs the action it returns.
 ///
 /// The first request is the handshake: `database` only, answered with the stream's id and a first token.
-/// Every later request carries the last token sent and a batch of writes (possibly empty) to commit
-/// atomically, answered with a new token. A request out of protocol is INVALID_ARGUMENT, which ends the
-/// stream.
+/// Every later request carries a token the stream sent and a batch of writes (possibly empty) to commit
+/// atomically, answered with a new token. The token acknowledges the responses up to it: the SDKs send the
+/// newest they have received, and pipeline writes without waiting for answers, so several requests may
+/// carry the same token (the official emulator takes any token; the proto says that once a token is sent,
+/// earlier ones may not be used). A request out of protocol is INVALID_ARGUMENT, which ends the stream.
 struct WriteStream {
     /// What to do with a request.
     enum Action: Equatable {
@@ -23,6 +25,8 @@ struct WriteStream {
     private(set) var database: DatabaseName?
     /// How many tokens were sent; each token is its count, big-endian.
     private var tokensSent: UInt64 = 0
+    /// The newest token the client has sent back.
+    private var acknowledged: UInt64 = 0
 
     /// A stream whose handshake has not come yet.
     init(id: String) {
@@ -53,16 +57,20 @@ struct WriteStream {
         guard streamID.isEmpty || streamID == id else {
             throw FirestoreError(.invalidArgument, "The stream id \"\(streamID)\" is not the id of this write stream.")
         }
-        guard token == lastToken else {
-            throw FirestoreError(.invalidArgument, "The stream token is not the last one this write stream sent.")
+        guard token.count == 8, case let number = token.reduce(UInt64(0), { $0 << 8 | UInt64($1) }),
+            number >= 1, number <= tokensSent
+        else {
+            throw FirestoreError(.invalidArgument, "The stream token was not sent by this write stream.")
         }
+        guard number >= acknowledged else {
+            throw FirestoreError(.invalidArgument, "The stream token is older than one this write stream's client has sent.")
+        }
+        acknowledged = number
         return .commit(database, token: nextToken())
     }
 
-    private var lastToken: [UInt8] { withUnsafeBytes(of: tokensSent.bigEndian) { Array($0) } }
-
     private mutating func nextToken() -> [UInt8] {
         tokensSent += 1
-        return lastToken
+        return withUnsafeBytes(of: tokensSent.bigEndian) { Array($0) }
     }
 }
