@@ -37,7 +37,7 @@ public struct FormFields: Sendable, Equatable {
     public init(parsing text: String) {
         pairs = text.split(separator: "&", omittingEmptySubsequences: true).map { part in
             let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return (Self.decode(pieces[0]), pieces.count > 1 ? Self.decode(pieces[1]) : "")
+            return (pieces[0].formDecoded, pieces.count > 1 ? pieces[1].formDecoded : "")
         }
     }
 
@@ -49,11 +49,6 @@ public struct FormFields: Sendable, Equatable {
     /// Every value of `name`.
     public func all(_ name: String) -> [String] {
         pairs.filter { $0.name == name }.map(\.value)
-    }
-
-    private static func decode(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.percentDecoded ?? spaced
     }
 
     /// Compares names and values in order.

@@ -12,3 +12,15 @@ import Testing
         #expect(text[...].percentDecoded == text.removingPercentEncoding)
     }
 }
+
+@Suite struct FormDecodingTests {
+    @Test(arguments: [
+        ("a+b", "a b"), ("a%2Bb", "a+b"), ("x%20y+z", "x y z"), ("plain", "plain"), ("", ""),
+        ("100%+sure", "100% sure"),  // an escape that does not decode stays, with its + as a space
+        ("%E2%82%AC+1", "€ 1"),
+    ])
+    func plusIsASpaceThenEscapesDecode(_ text: String, _ expected: String) {
+        #expect(text.formDecoded == expected)
+        #expect(text[...].formDecoded == expected)
+    }
+}
