@@ -258,6 +258,24 @@ let package = Package(
             path: "Benchmarks/ListenBenchmark",
             swiftSettings: swiftSettings
         ),
+        // Prints the server's CPU time per Firestore call under a compiled client's load, hearth beside the
+        // official emulator: `swift run -c release CallBenchmark`.
+        .executableTarget(
+            name: "CallBenchmark",
+            dependencies: [
+                "FirestoreWire",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            path: "Benchmarks/CallBenchmark",
+            swiftSettings: swiftSettings
+        ),
         // Prints the chat app's scenario figures through HearthTesting: `swift run -c release ChatBenchmark`.
         .executableTarget(
             name: "ChatBenchmark",

@@ -63,11 +63,11 @@ public final class EmulatorServer: Sendable {
         let bound = AsyncStream<Result<Int, any Error>>.makeStream()
         var responder = responder
         responder.access = LocalAccess(boundHost: host)
-        let http1Configuration = HTTP1Channel.Configuration.emulator(answering: immediate, access: responder.access)
         var app = Application(
             responder: responder,
-            server: http2.map { .http1(handingHTTP2To: $0, configuration: http1Configuration) } ?? http1
-                ?? .http1(configuration: http1Configuration),
+            server: immediate == nil && http2 == nil
+                ? http1 ?? .http1(configuration: .emulator)
+                : .emulator(configuration: .emulator, answering: immediate, access: responder.access, handingHTTP2To: http2),
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
             onServerRunning: { channel in
                 bound.continuation.yield(.success(channel.localAddress?.port ?? 0))

@@ -52,13 +52,9 @@ extension HTTP1Channel.Configuration {
     /// Every emulator's HTTP/1.1: `Expect: 100-continue` answered at once, `CONNECT` refused, and a
     /// connection idle for `idleTimeout` (no request in progress, or a request whose head or body stalled)
     /// closed, so abandoned keep-alive connections and stalled clients give their descriptors back.
-    public static var emulator: Self { emulator(answering: nil, access: LocalAccess()) }
-
-    /// `emulator`, with the requests `immediate` accepts answered on the event loop (`ImmediateResponder`).
-    static func emulator(answering immediate: (any ImmediateResponder)?, access: LocalAccess) -> Self {
+    public static var emulator: Self {
         Self(
-            additionalChannelHandlers: [ReadSizeHandler(), ConnectRefusalHandler(), ExpectContinueHandler()]
-                + (immediate.map { [ImmediateResponseHandler(responder: $0, access: access)] } ?? []),
+            additionalChannelHandlers: [ReadSizeHandler(), ConnectRefusalHandler(), ExpectContinueHandler()],
             idleTimeout: idleTimeout)
     }
 
@@ -67,12 +63,50 @@ extension HTTP1Channel.Configuration {
     static let idleTimeout = TimeAmount.seconds(60)
 }
 
+/// Hummingbird's HTTP/1.1 channel with the requests `immediate` accepts answered on the event loop
+/// (`ImmediateResponseHandler`). The handler goes right after Hummingbird's connection-state handler, so
+/// that handler sees those requests and responses as it sees the responder's: a connection busy with them
+/// is not idle, and keep-alive and graceful shutdown treat them alike. (Before it, the idle timer saw a
+/// connection carrying only such requests as idle and closed it under them after 60 s.)
+struct ImmediateHTTP1Channel: ServerChildChannel {
+    typealias Value = HTTP1Channel.Value
+
+    let http1: HTTP1Channel
+    let immediate: any ImmediateResponder
+    let access: LocalAccess
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        http1.setup(channel: channel, logger: logger).flatMapThrowing { [immediate, access] value in
+            let handlers = channel.pipeline.syncOperations
+            let state = try handlers.handler(type: HTTPConnectionStateHandler.self)
+            try handlers.addHandler(ImmediateResponseHandler(responder: immediate, access: access), position: .after(state))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await http1.handle(value: value, logger: logger)
+    }
+}
+
 extension HTTPServerBuilder {
-    /// Hummingbird's HTTP/1.1 server configured with `configuration`, except that connections opening with
-    /// the HTTP/2 preface go to `http2`.
-    static func http1(handingHTTP2To http2: any HTTP2Handoff, configuration: HTTP1Channel.Configuration) -> HTTPServerBuilder {
+    /// Hummingbird's HTTP/1.1 server configured with `configuration`, with the requests `immediate`
+    /// accepts answered on the event loop, and, with `http2`, connections opening with the HTTP/2 preface
+    /// handed to it.
+    static func emulator(
+        configuration: HTTP1Channel.Configuration, answering immediate: (any ImmediateResponder)?, access: LocalAccess,
+        handingHTTP2To http2: (any HTTP2Handoff)?
+    ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            ProtocolSniffingChannel(http1: HTTP1Channel(responder: responder, configuration: configuration), http2: http2)
+            let http1 = HTTP1Channel(responder: responder, configuration: configuration)
+            switch (immediate, http2) {
+            case (nil, nil): return http1
+            case (nil, let http2?): return ProtocolSniffingChannel(http1: http1, http2: http2)
+            case (let immediate?, nil): return ImmediateHTTP1Channel(http1: http1, immediate: immediate, access: access)
+            case (let immediate?, let http2?):
+                return ProtocolSniffingChannel(
+                    http1: ImmediateHTTP1Channel(http1: http1, immediate: immediate, access: access), http2: http2)
+            }
         }
     }
 }

@@ -1,5 +1,8 @@
 import EmulatorCore
+import Foundation
 import HTTPTypes
+import HummingbirdCore
+import Logging
 import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes
@@ -97,5 +100,34 @@ import Testing
         try channel.writeInbound(HTTPRequestPart.end(nil))
         #expect(try response(of: channel)?.0.status == .ok)
         #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil)
+    }
+
+    /// Hummingbird's whole HTTP/1.1 pipeline with the immediate handler, on bytes: a connection that only
+    /// carries immediately answered requests is busy, not idle, however long it lasts.
+    @Test func aConnectionBusyWithImmediateRequestsIsNotIdle() throws {
+        let channel = EmbeddedChannel()
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        let http1 = HTTP1Channel(
+            responder: { _, _, _ in Issue.record("the responder was asked") },
+            configuration: .init(idleTimeout: .milliseconds(100)))
+        _ = try ImmediateHTTP1Channel(http1: http1, immediate: Echo(), access: LocalAccess())
+            .setup(channel: channel, logger: Logger(label: "test")).wait()
+        var answered = 0
+        // Hummingbird's idle timer reads the real clock, so the test waits for real.
+        func wait(_ milliseconds: Int64) {
+            Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
+            channel.embeddedEventLoop.advanceTime(by: .milliseconds(milliseconds))
+        }
+        for _ in 0..<10 {  // 500 ms of requests 50 ms apart, five idle timeouts' worth
+            wait(50)
+            try channel.writeInbound(ByteBuffer(string: "GET /fast HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"))
+            var written = ""
+            while let bytes = try channel.readOutbound(as: ByteBuffer.self) { written += String(buffer: bytes) }
+            if written.hasPrefix("HTTP/1.1 200") { answered += 1 }
+        }
+        #expect(answered == 10)
+        #expect(channel.isActive)
+        wait(150)  // truly idle now
+        #expect(!channel.isActive)
     }
 }
