@@ -15,8 +15,9 @@ import Testing
     static func withEmulator(
         _ folder: URL, _ body: @Sendable (AuthEmulator, AuthTestClient.Session) async throws -> Void
     ) async throws {
-        let emulator = try AuthEmulator(
-            projectID: AuthTestClient.projectID, port: 0, clock: ExportTests.clock, durable: DataDirectory(path: folder.path))
+        let store = try DataDirectory(path: folder.path)
+        defer { store.close() }  // as a stopped suite does; the store's deinit may come after the next open
+        let emulator = try AuthEmulator(projectID: AuthTestClient.projectID, port: 0, clock: ExportTests.clock, durable: store)
         try await AuthTestClient(emulator: emulator).run { session in try await body(emulator, session) }
     }
 

@@ -15,12 +15,15 @@ import Testing
 @Suite struct DurableTests {
     static let owner: HTTPFields = [.authorization: "Bearer owner"]
 
-    /// Runs `body` with an emulator on the data folder `folder`, then lets go of both: the next call opens the
-    /// folder again, as a restart does.
+    /// Runs `body` with an emulator on the data folder `folder`, then closes the folder as a stopped suite
+    /// does (not at the store's deinit, which a task still holding the emulator can delay past the next
+    /// open): the next call opens the folder again, as a restart does.
     static func withEmulator(
         _ folder: URL, _ body: @Sendable (StorageEmulator, FirebaseAPITests.TestClient) async throws -> Void
     ) async throws {
-        let emulator = try StorageEmulator(projectID: "demo-test", port: 0, durable: DataDirectory(path: folder.path))
+        let store = try DataDirectory(path: folder.path)
+        defer { store.close() }
+        let emulator = try StorageEmulator(projectID: "demo-test", port: 0, durable: store)
         try await Application(responder: emulator.responder).test(.router) { client in
             try await body(emulator, FirebaseAPITests.TestClient(client: client))
         }
