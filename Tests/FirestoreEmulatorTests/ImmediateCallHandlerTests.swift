@@ -13,13 +13,14 @@ import Testing
     /// Answers `/test.Echo/Echo` with the request twice, `/test.Echo/Fail` with NOT_FOUND, and passes on
     /// `/test.Echo/Later`.
     struct Echo: ImmediateGRPCResponder {
-        func answersImmediately(path: String) -> Bool { path.hasPrefix("/test.Echo/") && path != "/test.Echo/Stream" }
-
-        func respond(path: String, message: ByteBuffer, headers: HPACKHeaders) -> ImmediateGRPCAnswer {
-            switch path {
-            case "/test.Echo/Echo": return .messages([Array(message.readableBytesView), Array("!".utf8)])
-            case "/test.Echo/Fail": return .failure(RPCError(code: .notFound, message: "no 100% sure: é"))
-            default: return .passOn
+        func immediateAnswerer(path: String) -> ImmediateGRPCAnswerer? {
+            guard path.hasPrefix("/test.Echo/"), path != "/test.Echo/Stream" else { return nil }
+            return { message, _ in
+                switch path {
+                case "/test.Echo/Echo": return .messages([Array(message.readableBytesView), Array("!".utf8)])
+                case "/test.Echo/Fail": return .failure(RPCError(code: .notFound, message: "no 100% sure: é"))
+                default: return .passOn
+                }
             }
         }
     }

@@ -32,12 +32,9 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
         "/" + descriptor.fullyQualifiedMethod
     }
 
-    func answersImmediately(path: String) -> Bool {
-        Self.answerers[path] != nil
-    }
-
-    func respond(path: String, message: ByteBuffer, headers: HPACKHeaders) -> ImmediateGRPCAnswer {
-        Self.answerers[path].map { $0(self, message, headers) } ?? .passOn
+    func immediateAnswerer(path: String) -> ImmediateGRPCAnswerer? {
+        guard let answerer = Self.answerers[path] else { return nil }
+        return { [self] message, headers in answerer(self, message, headers) }
     }
 
     /// A unary RPC's answer.

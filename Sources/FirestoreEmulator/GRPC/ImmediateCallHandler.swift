@@ -8,20 +8,19 @@ import NIOHTTP2
 /// lock and returns (Firestore's unary RPCs and its server-streaming ones whose responses are all known at
 /// once) that machinery and its thread hops cost several times the call itself.
 ///
-/// The endpoint asks `answersImmediately(path:)` when a call's headers arrive and, if so, collects the
-/// request and calls `respond`. Anything unusual about a call (compression, more or less than one message,
-/// bytes that do not decode) leaves it to grpc-swift, which answers it in its own words: the two paths give
-/// the same answers.
+/// The endpoint asks `immediateAnswerer(path:)` once, when a call's headers arrive, and, given one,
+/// collects the request and calls it. Anything unusual about a call (compression, more or less than one
+/// message, bytes that do not decode) leaves it to grpc-swift, which answers it in its own words: the two
+/// paths give the same answers.
 protocol ImmediateGRPCResponder: Sendable {
-    /// Whether calls to `path` (`/package.Service/Method`) are answered here.
-    func answersImmediately(path: String) -> Bool
-
-    /// The answer to a call to `path` whose request message is `message` (uncompressed, without the gRPC
-    /// length prefix) and whose headers are `headers`.
-    func respond(path: String, message: ByteBuffer, headers: HPACKHeaders) -> ImmediateGRPCAnswer
+    /// What answers calls to `path` (`/package.Service/Method`) here; nil leaves them to grpc-swift.
+    func immediateAnswerer(path: String) -> ImmediateGRPCAnswerer?
 }
 
-/// What an `ImmediateGRPCResponder` answers.
+/// Answers one call from its request message (uncompressed, without the gRPC length prefix) and headers.
+typealias ImmediateGRPCAnswerer = @Sendable (_ message: ByteBuffer, _ headers: HPACKHeaders) -> ImmediateGRPCAnswer
+
+/// What an `ImmediateGRPCAnswerer` answers.
 enum ImmediateGRPCAnswer {
     /// These response messages (serialized), then status OK.
     case messages([[UInt8]])
@@ -51,10 +50,11 @@ final class ImmediateCallHandler: ChannelInboundHandler, RemovableChannelHandler
     private enum State {
         /// Before the call's headers.
         case idle
-        /// Keeping the frames of a call to `path` until the client ends its stream.
-        case collecting(path: String, headers: HPACKHeaders, frames: [HTTP2Frame.FramePayload], body: ByteBuffer)
-        /// Answered; the stream is closing.
-        case answered
+        /// Keeping a call's frames (its headers first) until the client ends its stream; `size` counts
+        /// their DATA bytes.
+        case collecting(ImmediateGRPCAnswerer, headers: HPACKHeaders, frames: [HTTP2Frame.FramePayload], size: Int)
+        /// Answered, or passed on; the stream is closing.
+        case done
     }
 
     /// A handler answering the calls `responder` answers immediately.
@@ -67,54 +67,52 @@ final class ImmediateCallHandler: ChannelInboundHandler, RemovableChannelHandler
         switch state {
         case .idle:
             guard case .headers(let headers) = frame, !headers.endStream, let path = Self.immediatePath(headers.headers),
-                responder.answersImmediately(path: path)
+                let answerer = responder.immediateAnswerer(path: path)
             else {
                 return passOn(context: context, frames: [frame])
             }
-            state = .collecting(path: path, headers: headers.headers, frames: [frame], body: context.channel.allocator.buffer(capacity: 0))
-        case .collecting(let path, let headers, var frames, var body):
-            state = .answered  // frees the array and buffer for appending in place
+            state = .collecting(answerer, headers: headers.headers, frames: [frame], size: 0)
+        case .collecting(let answerer, let headers, var frames, var size):
+            state = .done  // frees the array for appending in place
             frames.append(frame)
             switch frame {
             case .windowUpdate, .priority:  // the client's flow control, not the call's
-                state = .collecting(path: path, headers: headers, frames: frames, body: body)
-                return
+                state = .collecting(answerer, headers: headers, frames: frames, size: size)
+            case .data(let data):
+                size += data.data.readableBytes
+                guard case .byteBuffer = data.data, size <= Self.maxRequestBytes else {
+                    return passOn(context: context, frames: frames)
+                }
+                guard data.endStream else {
+                    state = .collecting(answerer, headers: headers, frames: frames, size: size)
+                    return
+                }
+                answer(context: context, answerer: answerer, headers: headers, frames: frames, size: size)
             default:
-                break
+                passOn(context: context, frames: frames)
             }
-            guard case .data(let data) = frame, case .byteBuffer(var bytes) = data.data,
-                body.readableBytes + bytes.readableBytes <= Self.maxRequestBytes
-            else {
-                return passOn(context: context, frames: frames)
-            }
-            body.writeBuffer(&bytes)
-            guard data.endStream else {
-                state = .collecting(path: path, headers: headers, frames: frames, body: body)
-                return
-            }
-            answer(context: context, path: path, headers: headers, body: body, frames: frames)
-        case .answered:
+        case .done:
             break  // a client's frames after the end of its stream: the HTTP/2 layer has refused them already
         }
     }
 
     /// Answers the call, or passes it on when the request is not exactly one uncompressed message or the
-    /// responder passes it on.
+    /// answerer passes it on.
     private func answer(
-        context: ChannelHandlerContext, path: String, headers: HPACKHeaders, body: ByteBuffer,
-        frames: [HTTP2Frame.FramePayload]
+        context: ChannelHandlerContext, answerer: ImmediateGRPCAnswerer, headers: HPACKHeaders,
+        frames: [HTTP2Frame.FramePayload], size: Int
     ) {
-        var body = body
+        var body = Self.body(of: frames, size: size, allocator: context.channel.allocator)
         guard let compressed = body.readInteger(as: UInt8.self), compressed == 0,
             let length = body.readInteger(as: UInt32.self), Int(length) == body.readableBytes
         else {
             return passOn(context: context, frames: frames)
         }
-        switch responder.respond(path: path, message: body, headers: headers) {
+        switch answerer(body, headers) {
         case .passOn:
             passOn(context: context, frames: frames)
         case .messages(let messages):
-            state = .answered
+            state = .done
             let responseHeaders: HPACKHeaders = [":status": "200", "content-type": "application/grpc"]
             context.write(wrapOutboundOut(.headers(.init(headers: responseHeaders))), promise: nil)
             var framed = context.channel.allocator.buffer(capacity: messages.reduce(0) { $0 + 5 + $1.count })
@@ -129,7 +127,7 @@ final class ImmediateCallHandler: ChannelInboundHandler, RemovableChannelHandler
             context.write(wrapOutboundOut(.headers(.init(headers: ["grpc-status": "0"], endStream: true))), promise: nil)
             context.flush()
         case .failure(let error):
-            state = .answered
+            state = .done
             var trailers: HPACKHeaders = [
                 ":status": "200", "content-type": "application/grpc", "grpc-status": String(error.code.rawValue),
             ]
@@ -139,9 +137,23 @@ final class ImmediateCallHandler: ChannelInboundHandler, RemovableChannelHandler
         }
     }
 
+    /// The request's bytes: its one DATA frame's buffer as it is (the usual case), or its frames' joined.
+    private static func body(of frames: [HTTP2Frame.FramePayload], size: Int, allocator: ByteBufferAllocator) -> ByteBuffer {
+        let buffers = frames.compactMap { frame -> ByteBuffer? in
+            guard case .data(let data) = frame, case .byteBuffer(let bytes) = data.data, bytes.readableBytes > 0 else {
+                return nil
+            }
+            return bytes
+        }
+        if buffers.count == 1 { return buffers[0] }
+        var joined = allocator.buffer(capacity: size)
+        for var buffer in buffers { joined.writeBuffer(&buffer) }
+        return joined
+    }
+
     /// Hands `frames` to the handlers behind and steps aside.
     private func passOn(context: ChannelHandlerContext, frames: [HTTP2Frame.FramePayload]) {
-        state = .answered
+        state = .done
         for frame in frames {
             context.fireChannelRead(wrapInboundOut(frame))
         }
@@ -166,18 +178,17 @@ final class ImmediateCallHandler: ChannelInboundHandler, RemovableChannelHandler
 
     /// A status message as `grpc-message` carries it: percent-encoded outside printable ASCII.
     static func percentEncoded(_ message: String) -> String {
-        var encoded = ""
+        var encoded: [UInt8] = []
         encoded.reserveCapacity(message.utf8.count)
         for byte in message.utf8 {
             if byte >= 0x20, byte <= 0x7E, byte != UInt8(ascii: "%") {
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+                encoded.append(byte)
             } else {
-                let hex = Array("0123456789ABCDEF".utf8)
-                encoded.unicodeScalars.append("%")
-                encoded.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
-                encoded.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0x0F)]))
+                encoded += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
             }
         }
-        return encoded
+        return String(decoding: encoded, as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 }
