@@ -33,8 +33,9 @@ public final class EmulatorServer: Sendable {
     }
 
     /// Creates a server that is not yet listening; `http2` takes the connections that open with the HTTP/2
-    /// preface; `http1` replaces the plain HTTP/1.1 server (one that also upgrades to WebSocket, say);
-    /// `immediate` answers the requests it accepts on the connection's event loop, ahead of `responder`.
+    /// preface; `immediate` answers the requests it accepts on the connection's event loop, ahead of
+    /// `responder`; `http1` replaces the whole server, those two with it (one that also upgrades to
+    /// WebSocket, say).
     public init(
         responder: EmulatorResponder, host: String, port: Int, logger: Logger, http2: (any HTTP2Handoff)? = nil,
         http1: HTTPServerBuilder? = nil, immediate: (any ImmediateResponder)? = nil
@@ -65,9 +66,8 @@ public final class EmulatorServer: Sendable {
         responder.access = LocalAccess(boundHost: host)
         var app = Application(
             responder: responder,
-            server: immediate == nil && http2 == nil
-                ? http1 ?? .http1(configuration: .emulator)
-                : .emulator(configuration: .emulator, answering: immediate, access: responder.access, handingHTTP2To: http2),
+            server: http1
+                ?? .emulator(configuration: .emulator, answering: immediate, access: responder.access, handingHTTP2To: http2),
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
             onServerRunning: { channel in
                 bound.continuation.yield(.success(channel.localAddress?.port ?? 0))

@@ -67,16 +67,18 @@ extension HTTP1Channel.Configuration {
 /// (`ImmediateResponseHandler`). The handler goes right after Hummingbird's connection-state handler, so
 /// that handler sees those requests and responses as it sees the responder's: a connection busy with them
 /// is not idle, and keep-alive and graceful shutdown treat them alike. (Before it, the idle timer saw a
-/// connection carrying only such requests as idle and closed it under them after 60 s.)
+/// connection carrying only such requests as idle and closed it under them after 60 s.) Without
+/// `immediate` it is Hummingbird's channel as it is.
 struct ImmediateHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
     let http1: HTTP1Channel
-    let immediate: any ImmediateResponder
+    let immediate: (any ImmediateResponder)?
     let access: LocalAccess
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        http1.setup(channel: channel, logger: logger).flatMapThrowing { [immediate, access] value in
+        guard let immediate else { return http1.setup(channel: channel, logger: logger) }
+        return http1.setup(channel: channel, logger: logger).flatMapThrowing { [access] value in
             let handlers = channel.pipeline.syncOperations
             let state = try handlers.handler(type: HTTPConnectionStateHandler.self)
             try handlers.addHandler(ImmediateResponseHandler(responder: immediate, access: access), position: .after(state))
@@ -98,15 +100,10 @@ extension HTTPServerBuilder {
         handingHTTP2To http2: (any HTTP2Handoff)?
     ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            let http1 = HTTP1Channel(responder: responder, configuration: configuration)
-            switch (immediate, http2) {
-            case (nil, nil): return http1
-            case (nil, let http2?): return ProtocolSniffingChannel(http1: http1, http2: http2)
-            case (let immediate?, nil): return ImmediateHTTP1Channel(http1: http1, immediate: immediate, access: access)
-            case (let immediate?, let http2?):
-                return ProtocolSniffingChannel(
-                    http1: ImmediateHTTP1Channel(http1: http1, immediate: immediate, access: access), http2: http2)
-            }
+            let http1 = ImmediateHTTP1Channel(
+                http1: HTTP1Channel(responder: responder, configuration: configuration), immediate: immediate, access: access)
+            guard let http2 else { return http1 }
+            return ProtocolSniffingChannel(http1: http1, http2: http2)
         }
     }
 }
