@@ -23,6 +23,7 @@ import GRPCNIOTransportHTTP2Posix
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import NIOPosix
 import SwiftProtobuf
 
 let project = "demo-calls"
@@ -82,20 +83,12 @@ struct Server {
         process.waitUntilExit()
     }
 
-    static func freePort() -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+    /// A loopback port free a moment ago, for a server started with its port named.
+    static func freePort() async throws -> Int {
+        let probe = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let port = probe.localAddress?.port ?? 0
+        try await probe.close()
+        return port
     }
 
     /// Starts `arguments` and waits until `http://127.0.0.1:port/` answers.
@@ -323,7 +316,7 @@ say(
 )
 var results: [String: [String: Double]] = [:]
 if options.only != "official" {
-    let port = Server.freePort()
+    let port = try await Server.freePort()
     let server = try await Server.start(
         "hearth",
         [options.binary, "start", "--only", "firestore", "--project", project, "--port", "firestore=\(port)", "--port", "hub=0"],
@@ -336,7 +329,7 @@ if options.only != "hearth" {
     if FileManager.default.fileExists(atPath: "\(officialDirectory)/cloud-firestore-emulator.jar"),
         FileManager.default.fileExists(atPath: "/usr/bin/java")
     {
-        let port = Server.freePort()
+        let port = try await Server.freePort()
         let server = try await Server.start(
             "official emulator",
             [
