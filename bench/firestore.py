@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import re
 import statistics
 import subprocess
@@ -33,18 +32,12 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import hearth_process
+
 PROJECT = "demo-bench"
 DATABASE = f"projects/{PROJECT}/databases/(default)"
 TABLE_ROW = re.compile(r"│\s*Firestore\s*│\s*(?P<host>[\d.]+):(?P<port>\d+)\s*│")
 BATCH = 500
-
-
-def binary(explicit: str | None) -> str:
-    path = explicit or os.environ.get("HEARTH_BIN") or str(ROOT / ".build/release/hearth")
-    if not os.access(path, os.X_OK):
-        sys.exit(f"no hearth binary at {path}: build one with `swift build -c release --product hearth`")
-    return path
 
 
 def start(path: str, folder: str) -> tuple[subprocess.Popen, str, int]:
@@ -121,7 +114,7 @@ def main() -> None:
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as folder:
-        process, host, port = start(binary(args.bin), folder)
+        process, host, port = start(hearth_process.binary(args.bin), folder)
         try:
             client = Client(host, port)
             root = f"/v1/{DATABASE}/documents"

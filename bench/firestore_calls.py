@@ -231,14 +231,8 @@ def main() -> None:
     args = parser.parse_args()
     results = {}
     if args.only != "official":
-        binary = args.bin or os.environ.get("HEARTH_BIN") or str(ROOT / ".build/release/hearth")
-        process, host, folder = hearth_process.start(binary, "firestore", "Firestore", PROJECT)
-        try:
+        with hearth_process.running(hearth_process.binary(args.bin), "firestore", "Firestore", PROJECT) as (process, host):
             results["hearth"] = measure("hearth", host, process.pid, args, warmup=200)
-        finally:
-            process.terminate()
-            process.wait(30)
-            folder.cleanup()
     if args.only != "hearth":
         import official_firestore
         if not official_firestore.installed():

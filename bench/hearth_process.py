@@ -3,6 +3,7 @@ folder, with no emulator variables inherited, and its address read off the ready
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -12,6 +13,15 @@ import threading
 import time
 
 READY_LINE = "All emulators ready"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def binary(explicit: str | None) -> str:
+    """--bin, else $HEARTH_BIN, else .build/release/hearth; exits the program if it is not there."""
+    path = explicit or os.environ.get("HEARTH_BIN") or os.path.join(ROOT, ".build/release/hearth")
+    if not os.access(path, os.X_OK):
+        sys.exit(f"no hearth binary at {path}: build one with `swift build -c release --product hearth`")
+    return path
 
 
 def clean_environment() -> dict[str, str]:
@@ -48,3 +58,15 @@ def start(binary: str, emulator: str, display_name: str, project: str
     process.kill()
     folder.cleanup()
     sys.exit(f"hearth did not become ready (no {display_name} row and ready line within 30 s):\n" + "".join(output))
+
+
+@contextlib.contextmanager
+def running(binary: str, emulator: str, display_name: str, project: str):
+    """`start`, as a block: yields the process and its `host:port`, then stops it and removes its folder."""
+    process, host, folder = start(binary, emulator, display_name, project)
+    try:
+        yield process, host
+    finally:
+        process.terminate()
+        process.wait(30)
+        folder.cleanup()

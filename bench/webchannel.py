@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "conformance"))
 
 import hearth_process  # noqa: E402
+from data_dir import percentile  # noqa: E402
 from firestore_calls import cpu_seconds  # noqa: E402
 
 PROJECT = "demo-webchannel"
@@ -125,11 +126,6 @@ def browser():
     return driver
 
 
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
-
 def measure(label: str, host: str, pid: int, url: str, rounds: int) -> dict:
     name, port = host.rsplit(":", 1)
     print(f"\n{label} ({host}, pid {pid})", flush=True)
@@ -175,14 +171,9 @@ def main() -> None:
     results = {}
     try:
         if args.only != "official":
-            binary = args.bin or os.environ.get("HEARTH_BIN") or str(ROOT / ".build/release/hearth")
-            process, host, hearth_folder = hearth_process.start(binary, "firestore", "Firestore", PROJECT)
-            try:
+            with hearth_process.running(hearth_process.binary(args.bin), "firestore", "Firestore", PROJECT) as (
+                    process, host):
                 results["hearth"] = measure("hearth", host, process.pid, url, args.rounds)
-            finally:
-                process.terminate()
-                process.wait(30)
-                hearth_folder.cleanup()
         if args.only != "hearth":
             import official_firestore
             if not official_firestore.installed():
