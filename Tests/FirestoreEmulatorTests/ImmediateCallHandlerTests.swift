@@ -13,8 +13,22 @@ import Testing
     /// Answers `/test.Echo/Echo` with the request twice, `/test.Echo/Fail` with NOT_FOUND, and passes on
     /// `/test.Echo/Later`.
     struct Echo: ImmediateGRPCResponder {
+        /// What the streams of `/test.Echo/Chat` saw.
+        let chats = Chats()
+
+        /// Serves `/test.Echo/Chat` as a stream that answers each message with itself and ends with OK when
+        /// the client ends its requests.
+        func immediateStream(path: String, headers: HPACKHeaders, output: any ImmediateGRPCStreamOutput)
+            -> (any ImmediateGRPCStream)?
+        {
+            guard path == "/test.Echo/Chat" else { return nil }
+            let chat = Chat(output: output)
+            chats.all.append(chat)
+            return chat
+        }
+
         func immediateAnswerer(path: String) -> ImmediateGRPCAnswerer? {
-            guard path.hasPrefix("/test.Echo/"), path != "/test.Echo/Stream" else { return nil }
+            guard path.hasPrefix("/test.Echo/"), !["/test.Echo/Stream", "/test.Echo/Chat"].contains(path) else { return nil }
             return { message, _ in
                 switch path {
                 case "/test.Echo/Echo": return .messages([Array(message.readableBytesView), Array("!".utf8)])
@@ -23,6 +37,33 @@ import Testing
                 }
             }
         }
+    }
+
+    /// The chats served, in order.
+    final class Chats: @unchecked Sendable {
+        var all: [Chat] = []
+    }
+
+    /// One `/test.Echo/Chat` stream.
+    final class Chat: ImmediateGRPCStream {
+        let output: any ImmediateGRPCStreamOutput
+        var received: [String] = []
+        var isClosed = false
+
+        init(output: any ImmediateGRPCStreamOutput) { self.output = output }
+
+        func receive(_ message: ByteBuffer) {
+            received.append(String(buffer: message))
+            var framed = output.allocator.buffer(capacity: message.readableBytes + 5)
+            framed.writeInteger(UInt8(0))
+            framed.writeInteger(UInt32(message.readableBytes))
+            framed.writeImmutableBuffer(message)
+            output.send(framed: framed)
+        }
+
+        func requestsEnded() { output.finish(nil) }
+
+        func closed() { isClosed = true }
     }
 
     /// Records what reaches the handlers behind.
@@ -35,10 +76,10 @@ import Testing
         }
     }
 
-    func channel() throws -> (EmbeddedChannel, Behind) {
+    func channel(_ responder: Echo = Echo()) throws -> (EmbeddedChannel, Behind) {
         let behind = Behind()
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandlers([ImmediateCallHandler(responder: Echo()), behind])
+        try channel.pipeline.syncOperations.addHandlers([ImmediateCallHandler(responder: responder), behind])
         return (channel, behind)
     }
 
@@ -145,6 +186,84 @@ import Testing
                 Issue.record("the headers did not come first")
             }
         }
+    }
+
+    @Test func anAnswerWaitsForTheEndOfTheReadAndIsDroppedWhenTheClientResetsTheStreamInIt() throws {
+        // The HTTP/2 layer hands a stream its frames once the connection's read is done, when it has
+        // already closed a stream the client reset: a frame written to that stream then would be an error
+        // for the whole connection.
+        let (channel, _) = try channel()
+        let pipeline = channel.pipeline.syncOperations
+        pipeline.fireChannelRead(NIOAny(headers("/test.Echo/Echo")))
+        pipeline.fireChannelRead(NIOAny(data("hi")))
+        #expect(try written(channel).isEmpty)
+        pipeline.fireChannelRead(NIOAny(HTTP2Frame.FramePayload.rstStream(.cancel)))
+        pipeline.fireChannelReadComplete()
+        #expect(try written(channel).isEmpty)
+    }
+
+    @Test func aStreamGetsEachMessageAsItArrivesAndWritesWhenItWants() throws {
+        let echo = Echo()
+        let (channel, behind) = try channel(echo)
+        try channel.writeInbound(headers("/test.Echo/Chat"))
+        guard case .headers(let head)? = try written(channel).first else {
+            Issue.record("no response headers")
+            return
+        }
+        #expect(head.headers.first(name: ":status") == "200" && !head.endStream)
+        // Two messages, the second split across frames.
+        var bytes = ByteBuffer()
+        for text in ["one", "two"] {
+            bytes.writeInteger(UInt8(0))
+            bytes.writeInteger(UInt32(text.utf8.count))
+            bytes.writeString(text)
+        }
+        let split = bytes.readableBytes - 2
+        try channel.writeInbound(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(bytes.getSlice(at: 0, length: split)!))))
+        try channel.writeInbound(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(bytes.getSlice(at: split, length: 2)!))))
+        #expect(echo.chats.all.first?.received == ["one", "two"])
+        #expect(try written(channel).count == 2)
+        try channel.writeInbound(data("", framed: false))
+        guard case .headers(let trailers)? = try written(channel).last else {
+            Issue.record("no trailers")
+            return
+        }
+        #expect(trailers.headers.first(name: "grpc-status") == "0" && trailers.endStream)
+        #expect(behind.frames.isEmpty)
+    }
+
+    @Test func aStreamHearsWhenItsStreamCloses() throws {
+        let echo = Echo()
+        let (channel, _) = try channel(echo)
+        try channel.writeInbound(headers("/test.Echo/Chat"))
+        _ = try channel.finish()
+        #expect(echo.chats.all.first?.isClosed == true)
+    }
+
+    @Test func aCompressedMessageWithoutAnEncodingEndsAStreamWithInternal() throws {
+        let echo = Echo()
+        let (channel, _) = try channel(echo)
+        try channel.writeInbound(headers("/test.Echo/Chat"))
+        var bytes = ByteBuffer()
+        bytes.writeInteger(UInt8(1))
+        bytes.writeInteger(UInt32(1))
+        bytes.writeString("x")
+        try channel.writeInbound(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(bytes))))
+        guard case .headers(let trailers)? = try written(channel).last else {
+            Issue.record("no trailers")
+            return
+        }
+        #expect(trailers.headers.first(name: "grpc-status") == String(RPCError.Code.internalError.rawValue))
+        #expect(trailers.endStream)
+        #expect(echo.chats.all.first?.received == [])
+    }
+
+    @Test func aStreamingCallWithADeadlineIsGRPCSwifts() throws {
+        let echo = Echo()
+        let (channel, behind) = try channel(echo)
+        try channel.writeInbound(headers("/test.Echo/Chat", ["grpc-timeout": "1S"]))
+        #expect(echo.chats.all.isEmpty)
+        #expect(behind.frames.count == 1)
     }
 
     @Test func headersThatEndTheStreamPassOn() throws {

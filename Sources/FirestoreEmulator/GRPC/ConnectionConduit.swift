@@ -96,7 +96,9 @@ final class ConnectionConduit: HTTP2ServerTransport.ListenerFactory {
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
-        return listener.configurator.configure(channel: channel, tls: .none).map { connection in
+        return listener.configurator.configure(channel: channel, tls: .none).flatMapThrowing { connection in
+            // Next to the socket: a pass writing to many of the connection's streams flushes it once.
+            try channel.pipeline.syncOperations.addHandler(FlushBatchingHandler(), position: .first)
             listener.channel.eventLoop.execute {
                 listener.relay.value.deliver(channel, configured: connection)
             }

@@ -6,6 +6,7 @@ import SwiftProtobuf
 
 /// Every RPC but `Listen` and `Write` runs under the store's lock and returns, so each is answered on the
 /// connection's event loop (`ImmediateCallHandler`), with the same methods grpc-swift's wrappers call.
+/// `Listen` is served there too, as a stream (`ListenCall`).
 extension FirestoreGRPCService: ImmediateGRPCResponder {
     private typealias Method = Google_Firestore_V1_Firestore.Method
     private typealias Answerer = @Sendable (FirestoreGRPCService, ByteBuffer, HPACKHeaders) -> ImmediateGRPCAnswer
@@ -36,6 +37,17 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
         guard let answerer = Self.answerers[path] else { return nil }
         return { [self] message, headers in answerer(self, message, headers) }
     }
+
+    /// `Listen` calls are served on their event loop from the first request on (`ListenCall`).
+    func immediateStream(path: String, headers: HPACKHeaders, output: any ImmediateGRPCStreamOutput)
+        -> (any ImmediateGRPCStream)?
+    {
+        guard path == Self.listenPath else { return nil }
+        let credential = service.context(authorization: headers.first(name: "authorization")).credential
+        return ListenCall(service: service, credential: credential, output: output, loops: listenLoops)
+    }
+
+    private static let listenPath = path(Method.Listen.descriptor)
 
     /// A unary RPC's answer.
     private func answer<Request: Message, Response: Message>(

@@ -35,7 +35,7 @@ extension FirestoreGRPCService {
     }
 
     /// The service's form of a `ListenRequest`.
-    @Sendable private static func request(_ message: Google_Firestore_V1_ListenRequest) -> ListenRequest {
+    @Sendable static func request(_ message: Google_Firestore_V1_ListenRequest) -> ListenRequest {
         var request = ListenRequest(database: message.database)
         switch message.targetChange {
         case .removeTarget(let id):
@@ -82,7 +82,7 @@ extension FirestoreGRPCService {
     }
 
     /// The `ListenResponse` of an event.
-    private static func message(for event: ListenEvent, in database: DatabaseName) -> Google_Firestore_V1_ListenResponse {
+    static func message(for event: ListenEvent, in database: DatabaseName) -> Google_Firestore_V1_ListenResponse {
         var message = Google_Firestore_V1_ListenResponse()
         switch event {
         case .targetChange(let kind, let ids, let cause, let token, let readTime):

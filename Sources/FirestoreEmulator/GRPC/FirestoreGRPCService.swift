@@ -16,10 +16,13 @@ import SwiftProtobuf
 struct FirestoreGRPCService: Google_Firestore_V1_Firestore.ServiceProtocol {
     /// The service every RPC runs.
     let service: FirestoreService
+    /// The `Listen` calls served on each event loop (`ListenCall`).
+    let listenLoops: ListenLoops
 
     /// The adapter over `service`.
     init(service: FirestoreService) {
         self.service = service
+        listenLoops = ListenLoops(feed: service.feed)
     }
 
     /// The caller of an RPC arriving now, from its `authorization` metadata.

@@ -15,6 +15,47 @@ import NIOHTTP2
 protocol ImmediateGRPCResponder: Sendable {
     /// What answers calls to `path` (`/package.Service/Method`) here; nil leaves them to grpc-swift.
     func immediateAnswerer(path: String) -> ImmediateGRPCAnswerer?
+
+    /// A long-lived call to `path` served on the event loop from its first message on, writing to `output`;
+    /// nil leaves it to `immediateAnswerer` or grpc-swift. Asked when the call's headers arrive (a call
+    /// with a deadline is grpc-swift's, which enforces it).
+    func immediateStream(path: String, headers: HPACKHeaders, output: any ImmediateGRPCStreamOutput)
+        -> (any ImmediateGRPCStream)?
+}
+
+extension ImmediateGRPCResponder {
+    func immediateStream(path: String, headers: HPACKHeaders, output: any ImmediateGRPCStreamOutput)
+        -> (any ImmediateGRPCStream)?
+    {
+        nil
+    }
+}
+
+/// A streaming call served on its connection's event loop. Every method is called on that loop, in the
+/// order things happen on the stream; after `requestsEnded()` or `closed()`, or once the call has finished
+/// its output, none is called again but `closed()`.
+protocol ImmediateGRPCStream: AnyObject {
+    /// The client's next request message (uncompressed, without the gRPC length prefix).
+    func receive(_ message: ByteBuffer)
+    /// The client ended its requests (the call may go on answering, or finish).
+    func requestsEnded()
+    /// The stream went away before the call finished: the client reset it or the connection closed.
+    func closed()
+}
+
+/// Where an `ImmediateGRPCStream` writes. Use on the stream's event loop.
+protocol ImmediateGRPCStreamOutput: AnyObject {
+    /// The stream's event loop.
+    var eventLoop: any EventLoop { get }
+    /// Whether the stream takes more output without queueing it (the client reads).
+    var isWritable: Bool { get }
+    /// Where buffers for `send` come from.
+    var allocator: ByteBufferAllocator { get }
+    /// Sends response messages, each with its gRPC prefix, and flushes (a flush that `FlushBatch` may hold
+    /// for the rest of a pass).
+    func send(framed messages: ByteBuffer)
+    /// Ends the call with status OK, or `error`'s; nothing is sent after it.
+    func finish(_ error: RPCError?)
 }
 
 /// Answers one call from its request message (uncompressed, without the gRPC length prefix) and headers.
@@ -36,16 +77,27 @@ enum ImmediateGRPCAnswer {
 /// closes with both ends done, and grpc-swift's task for it finds it closed before it saw any headers and
 /// ends. Every other call, and one the responder passes on, gets the frames it kept, in order, and the
 /// handler steps aside.
-final class ImmediateCallHandler: ChannelInboundHandler, RemovableChannelHandler {
+///
+/// A call the responder serves as an `ImmediateGRPCStream` gets the response headers at once, then each
+/// request message as it arrives; the stream writes when it wants (`ImmediateGRPCStreamOutput`).
+final class ImmediateCallHandler: ChannelInboundHandler, RemovableChannelHandler, ImmediateGRPCStreamOutput {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias InboundOut = HTTP2Frame.FramePayload
     typealias OutboundOut = HTTP2Frame.FramePayload
 
     /// The largest request kept here; a larger one is passed on (grpc-swift enforces the endpoint's limit).
     static let maxRequestBytes = 1 << 20
+    /// The largest request message of a call served as a stream here: the endpoint's limit for every call.
+    static let maxStreamMessageBytes = 64 << 20
 
     private let responder: any ImmediateGRPCResponder
     private var state = State.idle
+    private var context: ChannelHandlerContext?
+    /// Inside `channelRead`: answers wait in `held` until the read is complete.
+    private var isReading = false
+    private var held: [HTTP2Frame.FramePayload] = []
+    /// The client reset the stream: nothing more is written.
+    private var isReset = false
 
     private enum State {
         /// Before the call's headers.
@@ -53,6 +105,8 @@ final class ImmediateCallHandler: ChannelInboundHandler, RemovableChannelHandler
         /// Keeping a call's frames (its headers first) until the client ends its stream; `size` counts
         /// their DATA bytes.
         case collecting(ImmediateGRPCAnswerer, headers: HPACKHeaders, frames: [HTTP2Frame.FramePayload], size: Int)
+        /// A call served by `stream`; `pending` holds the start of a request message not yet whole.
+        case streaming(any ImmediateGRPCStream, pending: ByteBuffer?)
         /// Answered, or passed on; the stream is closing.
         case done
     }
@@ -64,11 +118,28 @@ final class ImmediateCallHandler: ChannelInboundHandler, RemovableChannelHandler
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        isReading = true
+        if case .rstStream = frame {
+            // The client reset the stream: whatever was answered in this read must not go out.
+            held = []
+            isReset = true
+        }
         switch state {
         case .idle:
-            guard case .headers(let headers) = frame, !headers.endStream, let path = Self.immediatePath(headers.headers),
-                let answerer = responder.immediateAnswerer(path: path)
+            guard case .headers(let headers) = frame, !headers.endStream, let path = Self.immediatePath(headers.headers)
             else {
+                return passOn(context: context, frames: [frame])
+            }
+            if !headers.headers.contains(name: "grpc-timeout"),
+                let stream = responder.immediateStream(path: path, headers: headers.headers, output: self)
+            {
+                state = .streaming(stream, pending: nil)
+                let responseHeaders: HPACKHeaders = [":status": "200", "content-type": "application/grpc"]
+                emit(.headers(.init(headers: responseHeaders)), context: context)
+                flush(context: context)
+                return
+            }
+            guard let answerer = responder.immediateAnswerer(path: path) else {
                 return passOn(context: context, frames: [frame])
             }
             state = .collecting(answerer, headers: headers.headers, frames: [frame], size: 0)
@@ -91,9 +162,132 @@ final class ImmediateCallHandler: ChannelInboundHandler, RemovableChannelHandler
             default:
                 passOn(context: context, frames: frames)
             }
+        case .streaming(let stream, var pending):
+            state = .done  // frees the buffer for appending in place
+            switch frame {
+            case .data(let data):
+                guard case .byteBuffer(var bytes) = data.data else { return }
+                if pending == nil { pending = bytes } else { pending!.writeBuffer(&bytes) }
+                state = .streaming(stream, pending: pending)
+                deliverMessages(from: &pending!, to: stream)
+                if case .streaming = state {
+                    state = .streaming(stream, pending: pending!.readableBytes > 0 ? pending : nil)
+                    if data.endStream { stream.requestsEnded() }
+                }
+            case .headers(let trailers):
+                state = .streaming(stream, pending: pending)
+                if trailers.endStream { stream.requestsEnded() }
+            default:
+                state = .streaming(stream, pending: pending)
+            }
         case .done:
             break  // a client's frames after the end of its stream: the HTTP/2 layer has refused them already
         }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        isReading = false
+        if !held.isEmpty {
+            let frames = held
+            held = []
+            for frame in frames { context.write(wrapOutboundOut(frame), promise: nil) }
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    /// Writes `frame`, or holds it until the read ends when it answers something read now. The HTTP/2
+    /// layer hands a stream what it read only once the connection's read is done, so a client's RST_STREAM
+    /// may follow in the same read, and the connection already knows the stream is gone: a frame written
+    /// to it then is an error for the whole connection, which grpc-swift closes.
+    private func emit(_ frame: HTTP2Frame.FramePayload, context: ChannelHandlerContext) {
+        guard !isReset else { return }
+        if isReading {
+            held.append(frame)
+        } else {
+            context.write(wrapOutboundOut(frame), promise: nil)
+        }
+    }
+
+    /// Flushes what `emit` wrote (what it holds is flushed with it when the read ends).
+    private func flush(context: ChannelHandlerContext) {
+        if !isReading { context.flush() }
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        close()
+        self.context = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        close()
+        context.fireChannelInactive()
+    }
+
+    /// Hands each whole request message in `pending` to `stream`; a compressed or oversized one ends the call.
+    private func deliverMessages(from pending: inout ByteBuffer, to stream: any ImmediateGRPCStream) {
+        while pending.readableBytes >= 5, case .streaming = state {
+            let start = pending.readerIndex
+            let compressed = pending.getInteger(at: start, as: UInt8.self)!
+            let length = Int(pending.getInteger(at: start + 1, as: UInt32.self)!)
+            guard compressed == 0 else {
+                return finish(RPCError(code: .internalError, message: "Received a compressed message on a call without grpc-encoding."))
+            }
+            guard length <= Self.maxStreamMessageBytes else {
+                return finish(
+                    RPCError(
+                        code: .resourceExhausted,
+                        message: "Message has exceeded the configured maximum payload size (max: \(Self.maxStreamMessageBytes), actual: \(length))"))
+            }
+            guard pending.readableBytes >= 5 + length else { return }
+            pending.moveReaderIndex(forwardBy: 5)
+            stream.receive(pending.readSlice(length: length)!)
+        }
+    }
+
+    /// The stream went away: a call still served hears of it.
+    private func close() {
+        guard case .streaming(let stream, _) = state else { return }
+        state = .done
+        stream.closed()
+    }
+
+    // MARK: ImmediateGRPCStreamOutput
+
+    var eventLoop: any EventLoop { context!.eventLoop }
+
+    var isWritable: Bool { context?.channel.isWritable ?? false }
+
+    var allocator: ByteBufferAllocator { context?.channel.allocator ?? ByteBufferAllocator() }
+
+    func send(framed messages: ByteBuffer) {
+        guard case .streaming = state, let context, messages.readableBytes > 0 else { return }
+        emit(.data(.init(data: .byteBuffer(messages))), context: context)
+        flush(context: context)
+    }
+
+    func finish(_ error: RPCError?) {
+        guard case .streaming = state, let context else { return }
+        state = .done
+        var trailers: HPACKHeaders = ["grpc-status": String(error?.code.rawValue ?? 0)]
+        if let error, !error.message.isEmpty { trailers.add(name: "grpc-message", value: Self.percentEncoded(error.message)) }
+        emit(.headers(.init(headers: trailers, endStream: true)), context: context)
+        flush(context: context)
+    }
+
+    /// `messages` with their gRPC prefixes (uncompressed, length), in one buffer.
+    private static func framed(_ messages: [[UInt8]], allocator: ByteBufferAllocator) -> ByteBuffer {
+        var framed = allocator.buffer(capacity: messages.reduce(0) { $0 + 5 + $1.count })
+        for message in messages {
+            framed.writeInteger(UInt8(0))
+            framed.writeInteger(UInt32(message.count))
+            framed.writeBytes(message)
+        }
+        return framed
     }
 
     /// Answers the call, or passes it on when the request is not exactly one uncompressed message or the
@@ -114,26 +308,21 @@ final class ImmediateCallHandler: ChannelInboundHandler, RemovableChannelHandler
         case .messages(let messages):
             state = .done
             let responseHeaders: HPACKHeaders = [":status": "200", "content-type": "application/grpc"]
-            context.write(wrapOutboundOut(.headers(.init(headers: responseHeaders))), promise: nil)
-            var framed = context.channel.allocator.buffer(capacity: messages.reduce(0) { $0 + 5 + $1.count })
-            for message in messages {
-                framed.writeInteger(UInt8(0))
-                framed.writeInteger(UInt32(message.count))
-                framed.writeBytes(message)
-            }
+            emit(.headers(.init(headers: responseHeaders)), context: context)
+            let framed = Self.framed(messages, allocator: context.channel.allocator)
             if framed.readableBytes > 0 {
-                context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(framed)))), promise: nil)
+                emit(.data(.init(data: .byteBuffer(framed))), context: context)
             }
-            context.write(wrapOutboundOut(.headers(.init(headers: ["grpc-status": "0"], endStream: true))), promise: nil)
-            context.flush()
+            emit(.headers(.init(headers: ["grpc-status": "0"], endStream: true)), context: context)
+            flush(context: context)
         case .failure(let error):
             state = .done
             var trailers: HPACKHeaders = [
                 ":status": "200", "content-type": "application/grpc", "grpc-status": String(error.code.rawValue),
             ]
             if !error.message.isEmpty { trailers.add(name: "grpc-message", value: Self.percentEncoded(error.message)) }
-            context.write(wrapOutboundOut(.headers(.init(headers: trailers, endStream: true))), promise: nil)
-            context.flush()
+            emit(.headers(.init(headers: trailers, endStream: true)), context: context)
+            flush(context: context)
         }
     }
 

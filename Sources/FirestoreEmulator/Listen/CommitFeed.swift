@@ -14,6 +14,14 @@ final class CommitFeed: Sendable {
         var commitTime: Timestamp
         /// Each changed document with its states before and after.
         var changes: [(path: DocumentPath, before: Document?, after: Document?)]
+        /// The changed paths hashed, in order, once for every listener; set when the feed hands the commit out.
+        var keys: [HashedPath]?
+
+        /// The commit at `commitTime` of `changes`.
+        init(commitTime: Timestamp, changes: [(path: DocumentPath, before: Document?, after: Document?)]) {
+            self.commitTime = commitTime
+            self.changes = changes
+        }
     }
 
     private let subscribers = Mutex<[DatabaseName: [Int: @Sendable (Entry) -> Bool]]>([:])
@@ -52,16 +60,29 @@ final class CommitFeed: Sendable {
         _ database: DatabaseName, into continuation: AsyncStream<Input>.Continuation,
         _ wrap: @escaping @Sendable (Entry) -> Input
     ) -> Int {
+        subscribe(database) { entry in
+            guard case .dropped = continuation.yield(wrap(entry)) else { return true }
+            return false
+        } cutOff: { [weak self] id in
+            // Recorded before the stream finishes, so its reader sees why it ended.
+            self?.overflowed.withLock { _ = $0.insert(id) }
+            continuation.finish()
+        }
+    }
+
+    /// A new subscription handing each commit to `sink` on the feed's delivery queue, in publish order;
+    /// `sink` must return at once (it hands the commit on). When it returns false (it cannot take the
+    /// commit) the subscription ends and `cutOff` gets its id. Returns the subscription id.
+    func subscribe(
+        _ database: DatabaseName, sink: @escaping @Sendable (Entry) -> Bool,
+        cutOff: @escaping @Sendable (Int) -> Void = { _ in }
+    ) -> Int {
         let id = nextID.add(1, ordering: .relaxed).newValue
         subscribers.withLock {
-            $0[database, default: [:]][id] = { [weak self] entry in
-                if case .dropped = continuation.yield(wrap(entry)) {
-                    // Recorded before the stream finishes, so its reader sees why it ended.
-                    self?.overflowed.withLock { _ = $0.insert(id) }
-                    continuation.finish()
-                    return false
-                }
-                return true
+            $0[database, default: [:]][id] = { entry in
+                if sink(entry) { return true }
+                cutOff(id)
+                return false
             }
         }
         return id
@@ -85,6 +106,8 @@ final class CommitFeed: Sendable {
         // same moment) the entry is queued all the same.
         let placed = room.wait(timeout: .now()) == .success
         delivery.async {
+            var entry = entry
+            entry.keys = entry.changes.map { HashedPath($0.path) }
             for (id, deliver) in targets where !deliver(entry) {
                 self.subscribers.withLock { _ = $0[database]?.removeValue(forKey: id) }
             }
@@ -119,3 +142,4 @@ final class CommitFeed: Sendable {
         func takeOverflow() -> Bool { feed.takeOverflow(of: id) }
     }
 }
+

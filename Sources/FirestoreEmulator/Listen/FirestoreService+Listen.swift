@@ -55,23 +55,19 @@ extension FirestoreService {
                 }
                 continuation.finish()
             }
-            var session = ListenSession()
+            var stream = ListenStream(service: self, credential: credential)
             for await input in inputs {
-                var events: [ListenEvent] = []
+                let events: [ListenEvent]
                 switch input {
                 case .request(let request):
-                    if listening == nil {
+                    events = try stream.receive(request) { (database) throws(FirestoreError) in
                         // Subscribed before any target is read: no commit falls between a target's results
                         // and its updates.
-                        let database = try DatabaseName(validating: request.database)
                         let (_, subscription, _) = try store.listen(
                             database, subscribe: { $0.subscribe(database, into: continuation) { .commit($0) } }
                         ) { (_: inout DatabaseView) throws(FirestoreError) in () }
                         listening = (database, subscription)
-                    }
-                    let waiting = session.waitingForCatchUp
-                    events = handle(request.change, session: &session, database: listening!.database, credential: credential)
-                    if session.waitingForCatchUp > waiting {
+                    } awaitCatchUp: {
                         // The feed hands this out after every commit published so far, in order.
                         feed.afterPublished {
                             // A stream too far behind to hold it is ended (RESOURCE_EXHAUSTED, below).
@@ -82,96 +78,18 @@ extension FirestoreService {
                         }
                     }
                 case .commit(let entry):
-                    guard let database = listening?.database else { continue }
-                    events = try session.apply(entry.changes, at: entry.commitTime, in: database) {
-                        (target) throws(FirestoreError) in try rerun(target, database: database, at: entry.commitTime)
-                    }
+                    events = try stream.apply(entry)
                 case .caughtUp:
-                    events = session.caughtUp()
+                    events = stream.caughtUp()
                 }
-                guard let database = listening?.database, !events.isEmpty else { continue }
+                guard let database = stream.database, !events.isEmpty else { continue }
                 try await send(events, database)
             }
             group.cancelAll()
             if behind.isSet || listening.map({ feed.takeOverflow(of: $0.subscription) }) == true {
-                throw FirestoreError(.resourceExhausted, "The listener fell too far behind the writes; reconnect to resume.")
+                throw FirestoreError.listenerBehind
             }
         }
-    }
-
-    /// Adds or removes a target.
-    private func handle(
-        _ change: ListenRequest.Change?, session: inout ListenSession, database: DatabaseName, credential: Credential
-    ) -> [ListenEvent] {
-        switch change {
-        case .remove(let id):
-            return session.remove(id)
-        case .add(let id, let decode):
-            let target: ListenTarget
-            do {
-                target = try decode(database)
-            } catch {
-                return session.refuse(id, because: error)
-            }
-            do {
-                let previous = resumeTime(of: target).flatMap { try? rerun(target, database: database, at: $0) }
-                let (results, readTime, deleted) = try initialResults(
-                    of: target, database: database, credential: credential, previous: previous ?? [])
-                return session.add(
-                    target, results: results, readTime: readTime, in: database,
-                    resumed: previous.map { ListenSession.Resumed(previous: $0, deleted: deleted) }, holdingSnapshot: true)
-            } catch {
-                return session.refuse(target.id, because: error)
-            }
-        case nil:
-            return []
-        }
-    }
-
-    /// The target's documents now, decided by the rules, the time they were read at, and which of the
-    /// `previous` documents no longer exist.
-    private func initialResults(
-        of target: ListenTarget, database: DatabaseName, credential: Credential, previous: [Document]
-    ) throws(FirestoreError) -> ([Document], Timestamp, deleted: Set<DocumentPath>) {
-        let now = Timestamp(clock.now())
-        let ((documents, deleted), stamp) = try store.read(database) {
-            (view: inout DatabaseView) throws(FirestoreError) -> ([Document], Set<DocumentPath>) in
-            let documents: [Document]
-            switch target.kind {
-            case .query(let query):
-                try rules.authorizeQuery(query, credential: credential, view: view, time: now)
-                documents = view.run(query)
-            case .documents(let paths):
-                for path in paths { try rules.authorizeGet(path, credential: credential, view: view, time: now) }
-                documents = paths.compactMap { view.document(at: $0) }
-            }
-            return (documents, Set(previous.map(\.path).filter { view.document(at: $0) == nil }))
-        }
-        return (documents, stamp.readTime, deleted)
-    }
-
-    /// When a resumed target's client was last up to date (its resume token's or read time's time), if
-    /// that is in the past.
-    private func resumeTime(of target: ListenTarget) -> Timestamp? {
-        let time: Timestamp?
-        switch target.resume {
-        case .none: time = nil
-        case .token(let token): time = Timestamp(resumeToken: token)
-        case .readTime(let readTime): time = readTime
-        }
-        return time.flatMap { $0 <= Timestamp(clock.now()) ? $0 : nil }
-    }
-
-    /// A target's results as of `time`, for targets whose membership depends on other documents.
-    private func rerun(_ target: ListenTarget, database: DatabaseName, at time: Timestamp) throws(FirestoreError) -> [Document] {
-        let (documents, _) = try store.read(database, consistency: .readTime(time)) {
-            (view: inout DatabaseView) throws(FirestoreError) -> [Document] in
-            switch target.kind {
-            case .query(let query): return view.run(query)
-            case .documents(let paths): return paths.compactMap { view.document(at: $0) }
-            }
-        }
-        return documents
     }
 }
 

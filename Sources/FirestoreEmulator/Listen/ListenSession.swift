@@ -128,11 +128,13 @@ struct ListenSession: Sendable {
     /// The events for one commit: for each changed document, which targets it now matches and which it
     /// left, then one snapshot at `commitTime` if anything was sent. `rerun` gives the current results of a
     /// target whose membership depends on other documents (limit, offset, cursors).
+    /// `keys`, when given, are the changed paths hashed (`HashedPath`), in order: one commit handed to many
+    /// sessions hashes them once.
     mutating func apply(
-        _ changes: [(path: DocumentPath, before: Document?, after: Document?)], at commitTime: Timestamp,
-        in database: DatabaseName, rerun: (ListenTarget) throws(FirestoreError) -> [Document]
+        _ changes: [(path: DocumentPath, before: Document?, after: Document?)], keys: [HashedPath]? = nil,
+        at commitTime: Timestamp, in database: DatabaseName, rerun: (ListenTarget) throws(FirestoreError) -> [Document]
     ) throws(FirestoreError) -> [ListenEvent] {
-        var outcome = CommitEffect(changes: changes)
+        var outcome = CommitEffect(changes: changes, keys: keys)
         for id in order {
             // Changed in place: a target's documents are never copied.
             try targets[id]!.apply(&outcome, id: id, at: commitTime, rerun: rerun)
@@ -200,9 +202,9 @@ extension ListenSession {
         private var enteredUnchanged: [DocumentPath: (document: Document, targets: [Int32])] = [:]
         private var leftUnchanged: [DocumentPath: [Int32]] = [:]
 
-        init(changes: [(path: DocumentPath, before: Document?, after: Document?)]) {
+        init(changes: [(path: DocumentPath, before: Document?, after: Document?)], keys: [HashedPath]?) {
             self.changes = changes
-            keys = changes.map { HashedPath($0.path) }
+            self.keys = keys ?? changes.map { HashedPath($0.path) }
             entered = Array(repeating: [], count: changes.count)
             left = Array(repeating: [], count: changes.count)
         }

@@ -34,6 +34,9 @@ extension FirestoreError {
     /// `UNIMPLEMENTED` for query explanations (`explain_options`): they are production's query planner's.
     static let explainUnsupported = FirestoreError(.unimplemented, "Query explain is not supported by the Firestore emulator.")
 
+    /// `RESOURCE_EXHAUSTED` ending a listen stream that fell `CommitFeed.limit` commits behind the writes.
+    static let listenerBehind = FirestoreError(.resourceExhausted, "The listener fell too far behind the writes; reconnect to resume.")
+
     /// A name in another database than the request's.
     static func otherDatabase(_ name: String, _ database: DatabaseName) -> FirestoreError {
         FirestoreError(.invalidArgument, "Document \"\(name)\" is not in the database \"\(database)\" of this request.")

@@ -1,0 +1,232 @@
+import EmulatorCore
+import FirestoreWire
+import GRPCCore
+import NIOCore
+import SwiftProtobuf
+import Synchronization
+
+/// A `Listen` call served on its connection's event loop, without grpc-swift's per-call task: requests
+/// arrive from `ImmediateCallHandler` as they are read, and commits from the loop's `LoopListeners`, which
+/// hands each commit to every listen call on the loop in one pass. Both go through the same `ListenStream`
+/// as the async path, so the answers are the same.
+final class ListenCall: ImmediateGRPCStream {
+    private var stream: ListenStream
+    private let output: any ImmediateGRPCStreamOutput
+    private let loops: ListenLoops
+    /// The loop's listen calls, once the first request named the database.
+    private var joined: LoopListeners?
+    /// Commits delivered in a row while the client was not reading; at the feed's limit the call ends.
+    private var unread = 0
+    private var isOver = false
+
+    /// A call listening for `credential`, writing to `output`, fed commits through `loops`.
+    init(service: FirestoreService, credential: Credential, output: any ImmediateGRPCStreamOutput, loops: ListenLoops) {
+        stream = ListenStream(service: service, credential: credential)
+        self.output = output
+        self.loops = loops
+    }
+
+    func receive(_ message: ByteBuffer) {
+        guard !isOver else { return }
+        guard let proto = try? Google_Firestore_V1_ListenRequest(serializedBytes: Array(message.readableBytesView)) else {
+            return end(RPCError(code: .invalidArgument, message: "Can't deserialize to 'Google_Firestore_V1_ListenRequest'."))
+        }
+        do {
+            let events = try stream.receive(FirestoreGRPCService.request(proto)) { (database) throws(FirestoreError) in
+                joined = loops.join(self, database: database, on: output.eventLoop)
+            } awaitCatchUp: {
+                joined?.awaitCatchUp(of: self)
+            }
+            send(events)
+        } catch {
+            end(RPCError(error))
+        }
+    }
+
+    func requestsEnded() {
+        end(nil)
+    }
+
+    func closed() {
+        guard !isOver else { return }
+        isOver = true
+        joined?.leave(self)
+    }
+
+    /// One commit of the call's database (from `LoopListeners`' pass, whose calls share `encoder`).
+    func apply(_ entry: CommitFeed.Entry, encoder: inout ListenResponseEncoder) {
+        guard !isOver else { return }
+        if output.isWritable {
+            unread = 0
+        } else {
+            unread += 1
+            guard unread < stream.service.feed.limit else {
+                return end(RPCError(FirestoreError.listenerBehind))
+            }
+        }
+        do {
+            send(try stream.apply(entry), encoder: &encoder)
+        } catch {
+            end(RPCError(error))
+        }
+    }
+
+    /// Every commit published before the last `awaitCatchUp` has been applied.
+    func caughtUp() {
+        guard !isOver else { return }
+        send(stream.caughtUp())
+    }
+
+    /// The loop's listen calls ended this one (they fell too far behind the writes).
+    func cutOff() {
+        end(RPCError(FirestoreError.listenerBehind))
+    }
+
+    /// Sends `events` with a fresh encoder (they answer this call's requests).
+    private func send(_ events: [ListenEvent]) {
+        guard let database = stream.database, !events.isEmpty else { return }
+        var encoder = ListenResponseEncoder(database: database)
+        send(events, encoder: &encoder)
+    }
+
+    private func send(_ events: [ListenEvent], encoder: inout ListenResponseEncoder) {
+        guard !events.isEmpty else { return }
+        var buffer = output.allocator.buffer(capacity: 256)
+        encoder.frame(events, into: &buffer)
+        output.send(framed: buffer)
+    }
+
+    private func end(_ error: RPCError?) {
+        guard !isOver else { return }
+        isOver = true
+        joined?.leave(self)
+        output.finish(error)
+    }
+}
+
+/// The listen calls served on one event loop, by database. Each database they listen to has one feed
+/// subscription here, whose commits the loop hands to every call in one pass (`FlushBatch`: one flush per
+/// connection). Confined to its event loop.
+final class LoopListeners {
+    private let eventLoop: any EventLoop
+    private let feed: CommitFeed
+    private let loops: ListenLoops
+    private var calls: [DatabaseName: [ObjectIdentifier: ListenCall]] = [:]
+    private var subscriptions: [DatabaseName: (id: Int, backlog: Backlog)] = [:]
+
+    /// The listen calls of `eventLoop`, fed from `feed`; `loops` forgets them once the last call leaves.
+    fileprivate init(eventLoop: any EventLoop, feed: CommitFeed, loops: ListenLoops) {
+        self.eventLoop = eventLoop
+        self.feed = feed
+        self.loops = loops
+    }
+
+    /// Adds `call` to `database`'s listeners, subscribing the loop to the database's commits if it is the
+    /// first.
+    fileprivate func join(_ call: ListenCall, database: DatabaseName) {
+        if subscriptions[database] == nil {
+            let backlog = Backlog()
+            let me = NIOLoopBound(self, eventLoop: eventLoop)
+            let (eventLoop, limit) = (eventLoop, feed.limit)
+            let id = feed.subscribe(database) { entry in
+                // The loop is too far behind: its calls are cut off, and it stops taking commits.
+                guard backlog.add() < limit else {
+                    eventLoop.execute { me.value.cutOff(database) }
+                    return false
+                }
+                eventLoop.execute {
+                    backlog.remove()
+                    me.value.deliver(entry, to: database)
+                }
+                return true
+            }
+            subscriptions[database] = (id, backlog)
+        }
+        calls[database, default: [:]][ObjectIdentifier(call)] = call
+    }
+
+    /// Removes `call`; the loop's subscription to a database ends with its last call.
+    func leave(_ call: ListenCall) {
+        for (database, var members) in calls where members.removeValue(forKey: ObjectIdentifier(call)) != nil {
+            if members.isEmpty {
+                calls[database] = nil
+                if let subscription = subscriptions.removeValue(forKey: database) {
+                    feed.unsubscribe(subscription.id, from: database)
+                }
+            } else {
+                calls[database] = members
+            }
+        }
+        if calls.isEmpty { loops.forget(eventLoop, ifStill: self) }
+    }
+
+    /// Calls `call.caughtUp()` once every commit published so far has been handed to the loop's calls.
+    func awaitCatchUp(of call: ListenCall) {
+        let call = NIOLoopBound(call, eventLoop: eventLoop)
+        let eventLoop = eventLoop
+        feed.afterPublished {
+            eventLoop.execute { call.value.caughtUp() }
+        }
+    }
+
+    /// Hands `entry` to each call listening to `database`, in one pass.
+    private func deliver(_ entry: CommitFeed.Entry, to database: DatabaseName) {
+        guard let members = calls[database] else { return }
+        var encoder = ListenResponseEncoder(database: database)
+        FlushBatch.current.run {
+            for call in members.values { call.apply(entry, encoder: &encoder) }
+        }
+    }
+
+    /// Ends every call listening to `database`: the loop fell too far behind its commits.
+    private func cutOff(_ database: DatabaseName) {
+        subscriptions[database] = nil
+        guard let members = calls[database] else { return }
+        FlushBatch.current.run {
+            for call in members.values { call.cutOff() }
+        }
+    }
+}
+
+/// Each event loop's `LoopListeners`, for one Firestore service's gRPC endpoint.
+final class ListenLoops: Sendable {
+    private let feed: CommitFeed
+    private let loops = Mutex<[ObjectIdentifier: NIOLoopBound<LoopListeners>]>([:])
+
+    /// The loops of listeners fed from `feed`.
+    init(feed: CommitFeed) {
+        self.feed = feed
+    }
+
+    /// Adds `call`, running on `eventLoop` (call there), to `database`'s listeners of that loop.
+    fileprivate func join(_ call: ListenCall, database: DatabaseName, on eventLoop: any EventLoop) -> LoopListeners {
+        let key = ObjectIdentifier(eventLoop)
+        let listeners =
+            loops.withLock { $0[key]?.value }
+            ?? {
+                let made = LoopListeners(eventLoop: eventLoop, feed: feed, loops: self)
+                loops.withLock { $0[key] = NIOLoopBound(made, eventLoop: eventLoop) }
+                return made
+            }()
+        listeners.join(call, database: database)
+        return listeners
+    }
+
+    /// Drops `eventLoop`'s listeners once they have no calls left (a loop that outlives them, or a new loop
+    /// at the same address, starts afresh).
+    fileprivate func forget(_ eventLoop: any EventLoop, ifStill listeners: LoopListeners) {
+        loops.withLock { loops in
+            if loops[ObjectIdentifier(eventLoop)]?.value === listeners { loops[ObjectIdentifier(eventLoop)] = nil }
+        }
+    }
+}
+
+/// How many commits a loop's subscription has queued on the loop and not yet handed out.
+private final class Backlog: Sendable {
+    private let count = Atomic<Int>(0)
+    /// Counts one more; returns how many there were before.
+    func add() -> Int { count.add(1, ordering: .relaxed).oldValue }
+    /// Counts one fewer.
+    func remove() { count.subtract(1, ordering: .relaxed) }
+}
+

@@ -1,0 +1,112 @@
+import FirestoreWire
+import NIOCore
+import SwiftProtobuf
+
+/// Writes listen events as gRPC-framed `ListenResponse` messages. A commit handed to many listen calls
+/// mostly repeats the same messages: the same changed documents (differing only in their target ids) and
+/// the same snapshot. An encoder kept for one pass serializes each document version and each snapshot
+/// once and builds every call's messages around those bytes; the bytes are those SwiftProtobuf writes
+/// for the same message.
+struct ListenResponseEncoder {
+    /// The database whose resource names the messages carry.
+    let database: DatabaseName
+    private var documents: [DocumentVersion: [UInt8]] = [:]
+    private var snapshots: [Timestamp: [UInt8]] = [:]
+
+    private struct DocumentVersion: Hashable {
+        var path: DocumentPath
+        var updateTime: Timestamp
+    }
+
+    /// An encoder for messages in `database`.
+    init(database: DatabaseName) {
+        self.database = database
+    }
+
+    /// Appends each event's message, with its gRPC prefix (uncompressed, length), to `buffer`.
+    mutating func frame(_ events: [ListenEvent], into buffer: inout ByteBuffer) {
+        for event in events {
+            switch event {
+            case .documentChange(let document, let targetIDs, let removedTargetIDs):
+                let version = DocumentVersion(path: document.path, updateTime: document.updateTime)
+                let bytes: [UInt8]
+                if let known = documents[version] {
+                    bytes = known
+                } else {
+                    bytes = (try? document.proto(in: database).serializedBytes()) ?? []
+                    documents[version] = bytes
+                }
+                Self.frameDocumentChange(bytes, targetIDs: targetIDs, removedTargetIDs: removedTargetIDs, into: &buffer)
+            case .targetChange(.noChange, let ids, nil, let token?, let readTime?) where ids.isEmpty && token == readTime.resumeToken:
+                let bytes: [UInt8]
+                if let known = snapshots[readTime] {
+                    bytes = known
+                } else {
+                    bytes = Self.serialized(event, in: database)
+                    snapshots[readTime] = bytes
+                }
+                Self.frame(bytes, into: &buffer)
+            default:
+                Self.frame(Self.serialized(event, in: database), into: &buffer)
+            }
+        }
+    }
+
+    private static func serialized(_ event: ListenEvent, in database: DatabaseName) -> [UInt8] {
+        (try? FirestoreGRPCService.message(for: event, in: database).serializedBytes()) ?? []
+    }
+
+    private static func frame(_ message: [UInt8], into buffer: inout ByteBuffer) {
+        buffer.writeInteger(UInt8(0))
+        buffer.writeInteger(UInt32(message.count))
+        buffer.writeBytes(message)
+    }
+
+    // Wire form of `ListenResponse { document_change (3): DocumentChange { document (1), target_ids (5),
+    // removed_target_ids (6) } }`, the repeated fields packed, in field order as SwiftProtobuf writes them.
+    private static let documentChangeTag: UInt8 = 3 << 3 | 2
+    private static let documentTag: UInt8 = 1 << 3 | 2
+    private static let targetIDsTag: UInt8 = 5 << 3 | 2
+    private static let removedTargetIDsTag: UInt8 = 6 << 3 | 2
+
+    private static func frameDocumentChange(
+        _ document: [UInt8], targetIDs: [Int32], removedTargetIDs: [Int32], into buffer: inout ByteBuffer
+    ) {
+        let targets = packedSize(targetIDs)
+        let removed = packedSize(removedTargetIDs)
+        var change = 1 + varintSize(UInt64(document.count)) + document.count
+        if targets > 0 { change += 1 + varintSize(UInt64(targets)) + targets }
+        if removed > 0 { change += 1 + varintSize(UInt64(removed)) + removed }
+        let message = 1 + varintSize(UInt64(change)) + change
+        buffer.writeInteger(UInt8(0))
+        buffer.writeInteger(UInt32(message))
+        buffer.writeInteger(documentChangeTag)
+        writeVarint(UInt64(change), into: &buffer)
+        buffer.writeInteger(documentTag)
+        writeVarint(UInt64(document.count), into: &buffer)
+        buffer.writeBytes(document)
+        for (tag, ids, size) in [(targetIDsTag, targetIDs, targets), (removedTargetIDsTag, removedTargetIDs, removed)] where size > 0 {
+            buffer.writeInteger(tag)
+            writeVarint(UInt64(size), into: &buffer)
+            for id in ids { writeVarint(UInt64(bitPattern: Int64(id)), into: &buffer) }
+        }
+    }
+
+    /// The bytes of `ids` as packed varints (an int32 below zero takes ten, sign-extended).
+    private static func packedSize(_ ids: [Int32]) -> Int {
+        ids.reduce(0) { $0 + varintSize(UInt64(bitPattern: Int64($1))) }
+    }
+
+    private static func varintSize(_ value: UInt64) -> Int {
+        value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
+    }
+
+    private static func writeVarint(_ value: UInt64, into buffer: inout ByteBuffer) {
+        var value = value
+        while value >= 0x80 {
+            buffer.writeInteger(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        buffer.writeInteger(UInt8(value))
+    }
+}
