@@ -44,9 +44,9 @@ import Testing
         }
     }
 
-    @Test func participantsSeeEachMessageAndOthersAreRefused() async throws {
+    @Test(arguments: GRPCHarness.Server.allCases) func participantsSeeEachMessageAndOthersAreRefused(server: GRPCHarness.Server) async throws {
         let rules = try Self.chatRules
-        try await GRPCHarness.run { firestore in
+        try await GRPCHarness.run(server) { firestore in
             firestore.loadRules(rules)
             try await firestore.set(
                 "conversations/c1",

@@ -2,7 +2,6 @@ import EmulatorCore
 import FirestoreWire
 import Foundation
 import GRPCCore
-import GRPCInProcessTransport
 import SwiftProtobuf
 import Synchronization
 import Testing
@@ -41,8 +40,8 @@ import Testing
             })
     }
 
-    @Test func targetsGetTheirStateThenEveryChangeThenResumeAfterReconnecting() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func targetsGetTheirStateThenEveryChangeThenResumeAfterReconnecting(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             try await firestore.set("rooms/a", ["n": .integer(1)])
             let token = Mutex<Data?>(nil)
             try await Self.listen(firestore) { stream in
@@ -89,8 +88,8 @@ import Testing
         }
     }
 
-    @Test func aTargetTheRulesDenyIsRemovedWithPermissionDenied() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func aTargetTheRulesDenyIsRemovedWithPermissionDenied(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             firestore.loadRules("""
                 rules_version = '2';
                 service cloud.firestore {

@@ -1,8 +1,9 @@
 import EmulatorCore
+import EmulatorHTTP
 import FirestoreWire
 import Foundation
 import GRPCCore
-import GRPCInProcessTransport
+import GRPCNIOTransportHTTP2Posix
 import Logging
 import SecurityRules
 import SwiftProtobuf
@@ -13,8 +14,8 @@ import Testing
 /// `google.firestore.v1.Firestore` driven through grpc-swift's in-process transport (no sockets) with the
 /// generated client, as the SDKs call it.
 @Suite struct GRPCServiceTests {
-    @Test func documentsAreCreatedReadUpdatedListedAndDeleted() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func documentsAreCreatedReadUpdatedListedAndDeleted(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             let client = firestore.client
             var create = Google_Firestore_V1_CreateDocumentRequest()
             create.parent = firestore.root
@@ -71,8 +72,8 @@ import Testing
         }
     }
 
-    @Test func malformedNamesAreInvalidArguments() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func malformedNamesAreInvalidArguments(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             var get = Google_Firestore_V1_GetDocumentRequest()
             get.name = firestore.name("rooms")
             await expectStatus(.invalidArgument) { try await firestore.client.getDocument(get, metadata: .owner) }
@@ -92,8 +93,8 @@ import Testing
         }
     }
 
-    @Test func batchGetStreamsOneResponsePerDocument() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func batchGetStreamsOneResponsePerDocument(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             try await firestore.set("rooms/a", ["n": .integer(1)])
             var batch = Google_Firestore_V1_BatchGetDocumentsRequest()
             batch.database = firestore.database
@@ -113,8 +114,8 @@ import Testing
         }
     }
 
-    @Test func runQueryStreamsResultsInOrder() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func runQueryStreamsResultsInOrder(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             for n in 1...4 { try await firestore.set("items/i\(n)", ["n": .integer(Int64(n))]) }
             var request = Google_Firestore_V1_RunQueryRequest()
             request.parent = firestore.root
@@ -138,8 +139,8 @@ import Testing
         }
     }
 
-    @Test func aggregationQueriesCountSumAndAverage() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func aggregationQueriesCountSumAndAverage(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             for n in 1...4 { try await firestore.set("items/i\(n)", ["n": .integer(Int64(n))]) }
             var request = Google_Firestore_V1_RunAggregationQueryRequest()
             request.parent = firestore.root
@@ -158,8 +159,8 @@ import Testing
         }
     }
 
-    @Test func transactionsReadAndCommitAndContentionAborts() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func transactionsReadAndCommitAndContentionAborts(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             try await firestore.set("counters/c", ["n": .integer(0)])
             let client = firestore.client
             var begin = Google_Firestore_V1_BeginTransactionRequest()
@@ -193,8 +194,8 @@ import Testing
         }
     }
 
-    @Test func batchWriteReportsAStatusPerWrite() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func batchWriteReportsAStatusPerWrite(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             var request = Google_Firestore_V1_BatchWriteRequest()
             request.database = firestore.database
             request.writes = [
@@ -207,8 +208,8 @@ import Testing
         }
     }
 
-    @Test func partitionsAndCollectionIDs() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func partitionsAndCollectionIDs(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             for n in 1...6 { try await firestore.set("items/i\(n)", ["n": .integer(Int64(n))]) }
             try await firestore.set("rooms/r/messages/m", [:])
             var partition = Google_Firestore_V1_PartitionQueryRequest()
@@ -227,8 +228,8 @@ import Testing
         }
     }
 
-    @Test func rulesDenyWithPermissionDenied() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func rulesDenyWithPermissionDenied(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             firestore.loadRules(
                 """
                 rules_version = '2';
@@ -272,8 +273,8 @@ import Testing
 
     // MARK: Write stream
 
-    @Test func writeStreamRunsAsTheMobileSDKsDriveIt() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func writeStreamRunsAsTheMobileSDKsDriveIt(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             try await firestore.set("rooms/read", ["n": .integer(1)])
             var get = Google_Firestore_V1_GetDocumentRequest()
             get.name = firestore.name("rooms/read")
@@ -326,8 +327,8 @@ import Testing
         }
     }
 
-    @Test func aFailingBatchEndsTheWriteStreamWithItsStatus() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func aFailingBatchEndsTheWriteStreamWithItsStatus(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             try await firestore.set("rooms/read", ["n": .integer(1)])
             // The document changes after the transaction read it: the verify fails.
             let stale = Google_Protobuf_Timestamp(seconds: 1, nanos: 0)
@@ -354,8 +355,8 @@ import Testing
         }
     }
 
-    @Test func writeStreamRefusesStaleTokensAndDeniedWrites() async throws {
-        try await GRPCHarness.run { firestore in
+    @Test(arguments: GRPCHarness.Server.allCases) func writeStreamRefusesStaleTokensAndDeniedWrites(server: GRPCHarness.Server) async throws {
+        try await GRPCHarness.run(server) { firestore in
             firestore.loadRules(
                 """
                 rules_version = '2';
@@ -470,11 +471,22 @@ import Testing
 
 // MARK: - Harness
 
-/// A `FirestoreGRPCService` on an in-process gRPC server, and a generated client connected to it.
+/// A `FirestoreGRPCService` behind a gRPC server on a loopback port, and a generated HTTP/2 client connected
+/// to it. The server is grpc-swift's own (every call through grpc-swift's per-call tasks, as calls Hearth
+/// hands on are served), or the Firestore emulator's port (calls answered on the event loop where Hearth
+/// does: `ImmediateCallHandler`, `ListenCall`).
 struct GRPCHarness {
     static let projectID = "demo-grpc"
     let service: FirestoreService
-    let client: Google_Firestore_V1_Firestore.Client<InProcessTransport.Client>
+    let client: Google_Firestore_V1_Firestore.Client<HTTP2ClientTransport.Posix>
+
+    /// Which server answers.
+    enum Server: CaseIterable, Sendable {
+        /// grpc-swift's HTTP/2 server with the service.
+        case grpcSwift
+        /// The Firestore emulator's port.
+        case emulator
+    }
 
     /// `projects/{p}/databases/(default)`.
     var database: String { "projects/\(Self.projectID)/databases/(default)" }
@@ -483,18 +495,43 @@ struct GRPCHarness {
     /// The full name of the document at `path`.
     func name(_ path: String) -> String { root + "/" + path }
 
-    /// Runs `body` against a fresh emulator store.
-    static func run(_ body: (GRPCHarness) async throws -> Void) async throws {
+    /// Runs `body` against a fresh emulator store served by `server`.
+    static func run(_ server: Server = .grpcSwift, _ body: (GRPCHarness) async throws -> Void) async throws {
         let clock = SystemClock()
-        let store = try FirestoreStore(clock: clock)
         let logger = Logger(label: "hearth.test.grpc")
-        let service = FirestoreService(store: store, rules: FirestoreRules(logger: logger), clock: clock)
-        let transport = InProcessTransport()
-        try await withGRPCServer(transport: transport.server, services: [FirestoreGRPCService(service: service)]) { _ in
-            try await withGRPCClient(transport: transport.client) { client in
-                try await body(GRPCHarness(service: service, client: Google_Firestore_V1_Firestore.Client(wrapping: client)))
+        switch server {
+        case .grpcSwift:
+            let store = try FirestoreStore(clock: clock)
+            let service = FirestoreService(store: store, rules: FirestoreRules(logger: logger), clock: clock)
+            let transport = HTTP2ServerTransport.Posix(
+                address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: .plaintext)
+            try await withGRPCServer(transport: transport, services: [FirestoreGRPCService(service: service)]) { server in
+                guard let port = try await server.listeningAddress?.ipv4?.port else {
+                    Issue.record("the server did not listen")
+                    return
+                }
+                try await withClient(port: port) { try await body(GRPCHarness(service: service, client: $0)) }
             }
+        case .emulator:
+            let emulator = try FirestoreEmulator(projectID: projectID, port: 0, clock: clock, logger: logger)
+            let port = try await emulator.start()
+            do {
+                let service = FirestoreService(store: emulator.store, rules: emulator.rules, clock: clock)
+                try await withClient(port: port) { try await body(GRPCHarness(service: service, client: $0)) }
+            } catch {
+                await emulator.stop()
+                throw error
+            }
+            await emulator.stop()
         }
+    }
+
+    private static func withClient(
+        port: Int, _ body: (Google_Firestore_V1_Firestore.Client<HTTP2ClientTransport.Posix>) async throws -> Void
+    ) async throws {
+        try await withGRPCClient(
+            transport: .http2NIOPosix(target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+        ) { try await body(Google_Firestore_V1_Firestore.Client(wrapping: $0)) }
     }
 
     /// Sets the document at `path` with a commit.
