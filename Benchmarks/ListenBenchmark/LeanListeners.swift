@@ -59,16 +59,9 @@ func leanLatency(port: Int, streams: Int, connections: Int, commits: Int, warmUp
         }
     }
     for channel in channels { try? await channel.close() }
-    let sorted = samples.all.sorted()
-    print(
-        String(
-            format: "  %5d listener(s) (%d streams, lean client), %d commits: p50 %.2f ms, p99 %.2f ms, max %.2f ms  (goal p99 <= 5 ms)",
-            streams, streams, commits, percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last ?? .nan))
-    acknowledged.sort()
-    print(
-        String(
-            format: "        commit acknowledged after p50 %.2f ms, p99 %.2f ms",
-            percentile(acknowledged, 0.5), percentile(acknowledged, 0.99)))
+    report(
+        listeners: streams, shape: "\(streams) streams, lean client", commits: commits, samples: samples.all,
+        acknowledged: acknowledged)
 }
 
 /// One Listen stream: sends its one request when the stream opens, then reads the responses on the event

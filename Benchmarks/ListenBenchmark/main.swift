@@ -209,22 +209,27 @@ func latency(port: Int, listeners: Int, perStream: Int = 1, connections: Int, co
         }
         return try await group.reduce(into: []) { $0 += $1 }
     }
-    let sorted = samples.sorted()
     let shape = perStream == 1 ? "\(listeners) streams" : "\(streamCount) streams × \(perStream) targets"
-    print(
-        String(
-            format: "  %5d listener(s) (%@), %d commits: p50 %.2f ms, p99 %.2f ms, max %.2f ms  (goal p99 <= 5 ms)",
-            listeners, shape, commits, percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last ?? .nan))
-    acknowledged.sort()
-    print(
-        String(
-            format: "        commit acknowledged after p50 %.2f ms, p99 %.2f ms",
-            percentile(acknowledged, 0.5), percentile(acknowledged, 0.99)))
+    report(listeners: listeners, shape: shape, commits: commits, samples: samples, acknowledged: acknowledged)
     print(
         String(
             format: "        CPU time of this process per commit: %.2f ms (%@)", (cpu.end - cpu.start) / Double(commits),
             ProcessInfo.processInfo.environment["FIRESTORE_EMULATOR_HOST"] == nil
                 ? "server, listeners and committer" : "listeners and committer only"))
+}
+
+/// Prints the latency of `listeners` listeners of `shape` (p50, p99, max), and of the commits' acknowledgements.
+func report(listeners: Int, shape: String, commits: Int, samples: [Double], acknowledged: [Double]) {
+    let sorted = samples.sorted()
+    print(
+        String(
+            format: "  %5d listener(s) (%@), %d commits: p50 %.2f ms, p99 %.2f ms, max %.2f ms  (goal p99 <= 5 ms)",
+            listeners, shape, commits, percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last ?? .nan))
+    let acknowledged = acknowledged.sorted()
+    print(
+        String(
+            format: "        commit acknowledged after p50 %.2f ms, p99 %.2f ms",
+            percentile(acknowledged, 0.5), percentile(acknowledged, 0.99)))
 }
 
 /// Loads `count` documents, then times one listener's initial snapshot of all of them.

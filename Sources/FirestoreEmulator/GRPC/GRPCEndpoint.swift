@@ -24,7 +24,9 @@ import ServiceLifecycle
 ///   compression is enabled; responses are compressed when the client asks for it;
 /// - calls a service answers immediately (`ImmediateGRPCResponder`: Firestore's all but `Listen` and
 ///   `Write`) are answered on the connection's event loop as soon as their request is in
-///   (`ImmediateCallHandler`), not through grpc-swift's per-call task;
+///   (`ImmediateCallHandler`), not through grpc-swift's per-call task; `Listen` is served there as a stream
+///   (`ListenCall`), each event loop's listen calls taking a commit in one pass that flushes each
+///   connection once (`FlushBatch`); a call with a deadline or compression is grpc-swift's;
 /// - a call whose HEADERS end the stream (no message) is answered at once (`EndedRequestHandler`);
 /// - client keepalive pings as often as every 10 s, with or without calls in flight (the iOS SDK pings
 ///   every 30 s); HTTP/2 PINGs are answered by the connection itself;

@@ -139,8 +139,9 @@ struct ListenSession: Sendable {
             // Changed in place: a target's documents are never copied.
             try targets[id]!.apply(&outcome, id: id, at: commitTime, rerun: rerun)
         }
-        let events = outcome.events(at: commitTime)
-        return events.isEmpty ? [] : events + [snapshot(at: commitTime)]
+        var events = outcome.events(at: commitTime)
+        if !events.isEmpty { events.append(snapshot(at: commitTime)) }
+        return events
     }
 
     /// A global consistent snapshot (empty target ids, a read time, a resume token).
@@ -252,6 +253,7 @@ extension ListenSession {
             for (path, ids) in leftUnchanged where enteredUnchanged[path] == nil {
                 events.append((path, .documentRemove(path, removedTargetIDs: ids, readTime: commitTime)))
             }
+            if events.count == 1 { return [events[0].event] }
             return events.sorted { $0.path < $1.path }.map(\.event)
         }
     }
