@@ -24,6 +24,7 @@ protocol ImmediateGRPCResponder: Sendable {
 }
 
 extension ImmediateGRPCResponder {
+    /// No call is served as a stream here unless the responder says so.
     func immediateStream(path: String, headers: HPACKHeaders, output: any ImmediateGRPCStreamOutput)
         -> (any ImmediateGRPCStream)?
     {
