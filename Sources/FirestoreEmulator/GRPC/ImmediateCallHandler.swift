@@ -283,11 +283,7 @@ final class ImmediateCallHandler: ChannelInboundHandler, RemovableChannelHandler
     /// `messages` with their gRPC prefixes (uncompressed, length), in one buffer.
     private static func framed(_ messages: [[UInt8]], allocator: ByteBufferAllocator) -> ByteBuffer {
         var framed = allocator.buffer(capacity: messages.reduce(0) { $0 + 5 + $1.count })
-        for message in messages {
-            framed.writeInteger(UInt8(0))
-            framed.writeInteger(UInt32(message.count))
-            framed.writeBytes(message)
-        }
+        for message in messages { framed.writeGRPCMessage(message) }
         return framed
     }
 
@@ -381,4 +377,18 @@ final class ImmediateCallHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
+}
+
+extension ByteBuffer {
+    /// Writes the prefix of an uncompressed gRPC message of `length` bytes (flag 0, big-endian length).
+    mutating func writeGRPCPrefix(length: Int) {
+        writeInteger(UInt8(0))
+        writeInteger(UInt32(length))
+    }
+
+    /// Writes `message` as one uncompressed gRPC message: its prefix, then its bytes.
+    mutating func writeGRPCMessage(_ message: [UInt8]) {
+        writeGRPCPrefix(length: message.count)
+        writeBytes(message)
+    }
 }

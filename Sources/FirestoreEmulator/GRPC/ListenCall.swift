@@ -52,9 +52,7 @@ final class ListenCall: ImmediateGRPCStream {
     }
 
     func closed() {
-        guard !isOver else { return }
-        isOver = true
-        joined?.leave(self)
+        stop()
     }
 
     /// One commit of the call's database (from `LoopListeners`' pass, whose calls share `encoder`).
@@ -100,11 +98,17 @@ final class ListenCall: ImmediateGRPCStream {
         output.send(framed: buffer)
     }
 
+    /// Ends the call with `error`'s status (OK when nil).
     private func end(_ error: RPCError?) {
-        guard !isOver else { return }
+        if stop() { output.finish(error) }
+    }
+
+    /// Stops taking commits; false if the call was over already.
+    @discardableResult private func stop() -> Bool {
+        guard !isOver else { return false }
         isOver = true
         joined?.leave(self)
-        output.finish(error)
+        return true
     }
 }
 
@@ -175,19 +179,22 @@ final class LoopListeners {
 
     /// Hands `entry` to each call listening to `database`, in one pass.
     private func deliver(_ entry: CommitFeed.Entry, to database: DatabaseName) {
-        guard let members = calls[database] else { return }
         var encoder = ListenResponseEncoder(database: database)
-        FlushBatch.current.run {
-            for call in members.values { call.apply(entry, encoder: &encoder) }
-        }
+        forEachCall(of: database) { $0.apply(entry, encoder: &encoder) }
     }
 
     /// Ends every call listening to `database`: the loop fell too far behind its commits.
     private func cutOff(_ database: DatabaseName) {
         subscriptions[database] = nil
+        forEachCall(of: database) { $0.cutOff() }
+    }
+
+    /// Runs `body` on each call listening to `database` (a copy of them: a call may leave meanwhile), in one
+    /// pass that flushes each connection once.
+    private func forEachCall(of database: DatabaseName, _ body: (ListenCall) -> Void) {
         guard let members = calls[database] else { return }
         FlushBatch.current.run {
-            for call in members.values { call.cutOff() }
+            for call in members.values { body(call) }
         }
     }
 }

@@ -45,21 +45,15 @@ struct ListenResponseEncoder {
                     bytes = Self.serialized(event, in: database)
                     snapshots[readTime] = bytes
                 }
-                Self.frame(bytes, into: &buffer)
+                buffer.writeGRPCMessage(bytes)
             default:
-                Self.frame(Self.serialized(event, in: database), into: &buffer)
+                buffer.writeGRPCMessage(Self.serialized(event, in: database))
             }
         }
     }
 
     private static func serialized(_ event: ListenEvent, in database: DatabaseName) -> [UInt8] {
         (try? FirestoreGRPCService.message(for: event, in: database).serializedBytes()) ?? []
-    }
-
-    private static func frame(_ message: [UInt8], into buffer: inout ByteBuffer) {
-        buffer.writeInteger(UInt8(0))
-        buffer.writeInteger(UInt32(message.count))
-        buffer.writeBytes(message)
     }
 
     // Wire form of `ListenResponse { document_change (3): DocumentChange { document (1), target_ids (5),
@@ -78,8 +72,7 @@ struct ListenResponseEncoder {
         if targets > 0 { change += 1 + varintSize(UInt64(targets)) + targets }
         if removed > 0 { change += 1 + varintSize(UInt64(removed)) + removed }
         let message = 1 + varintSize(UInt64(change)) + change
-        buffer.writeInteger(UInt8(0))
-        buffer.writeInteger(UInt32(message))
+        buffer.writeGRPCPrefix(length: message)
         buffer.writeInteger(documentChangeTag)
         writeVarint(UInt64(change), into: &buffer)
         buffer.writeInteger(documentTag)
