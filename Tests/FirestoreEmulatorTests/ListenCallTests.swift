@@ -44,9 +44,10 @@ import Testing
     }
 
     /// Starts a call listening to collection `rooms` on `loop`, writing to `output`.
-    func listen(_ service: FirestoreService, on loop: any EventLoop, output: Output) async throws {
+    @discardableResult
+    func listen(_ service: FirestoreService, on loop: any EventLoop, output: Output) async throws -> NIOLoopBound<ListenCall> {
         let database = database
-        try await loop.submit {
+        return try await loop.submit {
             let call = ListenCall(service: service, credential: .owner, output: output, loops: ListenLoops(feed: service.feed))
             let request = Google_Firestore_V1_ListenRequest.with {
                 $0.database = database.description
@@ -55,6 +56,7 @@ import Testing
                 $0.addTarget.query.structuredQuery.from = [.with { $0.collectionID = "rooms" }]
             }
             call.receive(ByteBuffer(bytes: try request.serializedBytes() as [UInt8]))
+            return NIOLoopBound(call, eventLoop: loop)
         }.get()
     }
 
@@ -87,6 +89,27 @@ import Testing
             } }
         #expect(changed.map { $0.split(separator: "/").last.map(String.init) } == ["a", "b"])
         #expect(output.ended.withLock { $0 } == nil)
+    }
+
+    @Test func aClientThatEndsItsRequestsGetsItsTargetsSnapshotThenOK() async throws {
+        let clock = SystemClock()
+        let service = FirestoreService(
+            store: try FirestoreStore(clock: clock), rules: FirestoreRules(logger: Logger(label: "test")), clock: clock)
+        try commit(service, "a")
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let output = Output(eventLoop: loop, isWritable: true)
+        let call = try await listen(service, on: loop, output: output)
+        try await loop.submit { call.value.requestsEnded() }.get()
+        try await eventually { output.ended.withLock { $0 } != nil }
+        #expect(output.ended.withLock { $0 } == .some(nil))
+        let kinds = output.sent.withLock { $0.map { message -> String in
+            switch message.responseType {
+            case .targetChange(let change): return "\(change.targetChangeType)"
+            case .documentChange: return "document"
+            default: return "other"
+            }
+        } }
+        #expect(kinds == ["add", "document", "current", "noChange"])
     }
 
     @Test func aClientThatStopsReadingIsCutOffAtTheFeedsLimit() async throws {

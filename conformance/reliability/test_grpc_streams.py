@@ -189,3 +189,65 @@ def test_malformed_http2_frames(hearth, case):
     with grpc.insecure_channel(hearth.host("firestore")) as channel:
         response = commit_method(channel)(commit_request(f"after-{uuid.uuid4().hex[:6]}", 1), metadata=OWNER, timeout=10)
         assert response.commit_time is not None
+
+
+LISTEN_DATABASE = f"projects/{PROJECT}/databases/(default)"
+
+
+def listen_add_target(database: str = LISTEN_DATABASE) -> bytes:
+    request = firestore_types.ListenRequest(database=database)
+    request.add_target.target_id = 2
+    request.add_target.query.parent = LISTEN_DATABASE + "/documents"
+    request.add_target.query.structured_query.from_ = [{"collection_id": "rooms"}]
+    return firestore_types.ListenRequest.serialize(request)
+
+
+LISTEN_CASES = {
+    "Listen: undecodable request": ([b"\xff" * 10], False),
+    "Listen: first request with no database": ([listen_add_target(database="")], False),
+    "Listen: database not a resource name": ([listen_add_target(database="projects/x")], False),
+    "Listen: target added, then requests ended": ([listen_add_target()], True),
+    "Listen: no request, requests ended": ([], True),
+}
+
+
+def listen_answer(host: str, requests: list[bytes], half_close: bool, deadline: bool) -> dict:
+    """The kinds of the responses a raw Listen call gets, in order, and its final status."""
+    stop = threading.Event()
+
+    def produce():
+        yield from requests
+        if not half_close:
+            stop.wait(1.5)
+
+    with grpc.insecure_channel(host) as channel:
+        call = channel.stream_stream("/google.firestore.v1.Firestore/Listen", request_serializer=None,
+                                     response_deserializer=None)
+        kinds = []
+        try:
+            for raw in call(produce(), metadata=OWNER + [("google-cloud-resource-prefix", LISTEN_DATABASE)],
+                            timeout=5 if deadline else None):
+                response = firestore_types.ListenResponse.deserialize(raw)
+                kind = firestore_types.ListenResponse.pb(response).WhichOneof("response_type")
+                if kind == "target_change":
+                    change = response.target_change
+                    kind += ":" + change.target_change_type.name + (f"({change.cause.code})" if change.cause.code else "")
+                kinds.append(kind)
+        except grpc.RpcError as error:
+            return {"responses": kinds, "status": error.code().name, "message": error.details()}
+        finally:
+            stop.set()
+    return {"responses": kinds, "status": "OK"}
+
+
+@pytest.mark.parametrize("deadline", [False, True], ids=["event loop", "with a deadline (grpc-swift)"])
+@pytest.mark.parametrize("case", sorted(LISTEN_CASES))
+def test_listen_streams_end_as_the_official_emulator_ends_them(hearth, case, deadline):
+    requests, half_close = LISTEN_CASES[case]
+    answer = listen_answer(hearth.host("firestore"), requests, half_close, deadline)
+    official = OFFICIAL[case]
+    if "hearth" in official:  # a deliberate difference, with its reason in the recording
+        assert answer["status"] == official["hearth"]["status"], answer
+        assert official["hearth"].get("message", answer.get("message")) == answer.get("message"), answer
+    else:
+        assert (answer["responses"], answer["status"]) == (official["responses"], official["status"]), answer

@@ -48,7 +48,8 @@ final class ListenCall: ImmediateGRPCStream {
     }
 
     func requestsEnded() {
-        end(nil)
+        stream.endRequests()
+        if stream.isDone { end(nil) }
     }
 
     func closed() {
@@ -77,6 +78,7 @@ final class ListenCall: ImmediateGRPCStream {
     func caughtUp() {
         guard !isOver else { return }
         send(stream.caughtUp())
+        if stream.isDone { end(nil) }
     }
 
     /// The loop's listen calls ended this one (they fell too far behind the writes).

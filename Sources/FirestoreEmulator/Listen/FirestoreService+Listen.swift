@@ -28,12 +28,16 @@ extension FirestoreService {
         case commit(CommitFeed.Entry)
         /// Every commit published before the oldest held snapshot's target was read has been fed in.
         case caughtUp
+        /// The client ended its requests.
+        case requestsEnded
+        /// The client's requests failed (a message its transport could not read): the stream ends with it.
+        case requestsFailed(any Error)
     }
 
     /// Serves one listen stream: `requests` are the client's, `send` delivers a batch of events in the
     /// stream's database (one commit's changes and its snapshot go in one batch). Returns when the client
     /// ends its requests; throws the `FirestoreError` that ends the stream otherwise (an invalid database,
-    /// or RESOURCE_EXHAUSTED for a stream too far behind the writes).
+    /// or RESOURCE_EXHAUSTED for a stream too far behind the writes), or the error its requests failed with.
     func serveListen(
         _ requests: some AsyncSequence<ListenRequest, any Error> & Sendable, credential: Credential,
         send: (_ events: [ListenEvent], _ database: DatabaseName) async throws -> Void
@@ -50,10 +54,18 @@ extension FirestoreService {
                         // A request the stream cannot hold means the stream is 10,000 messages behind.
                         if case .dropped = continuation.yield(.request(request)) { behind.set() }
                     }
-                } catch {
+                    // The inputs go on (held snapshots may still be due); the loop ends once the stream is done.
+                    if case .dropped = continuation.yield(.requestsEnded) {
+                        behind.set()
+                        continuation.finish()
+                    }
+                } catch is CancellationError {
                     // The client went away: the stream ends.
+                    continuation.finish()
+                } catch {
+                    continuation.yield(.requestsFailed(error))
+                    continuation.finish()
                 }
-                continuation.finish()
             }
             var stream = ListenStream(service: self, credential: credential)
             for await input in inputs {
@@ -81,9 +93,14 @@ extension FirestoreService {
                     events = try stream.apply(entry)
                 case .caughtUp:
                     events = stream.caughtUp()
+                case .requestsEnded:
+                    stream.endRequests()
+                    events = []
+                case .requestsFailed(let error):
+                    throw error
                 }
-                guard let database = stream.database, !events.isEmpty else { continue }
-                try await send(events, database)
+                if let database = stream.database, !events.isEmpty { try await send(events, database) }
+                if stream.isDone { break }
             }
             group.cancelAll()
             if behind.isSet || listening.map({ feed.takeOverflow(of: $0.subscription) }) == true {

@@ -58,6 +58,18 @@ struct ListenStream: Sendable {
         session.caughtUp()
     }
 
+    /// The client ended its requests. The stream ends once `isDone`: targets it added still get their
+    /// snapshots first (a client that adds a target and half-closes gets ADD, the documents, CURRENT and
+    /// the snapshot, as from the official emulator).
+    mutating func endRequests() {
+        requestsEnded = true
+    }
+
+    /// The client ended its requests and every target has had its snapshot.
+    var isDone: Bool { requestsEnded && session.waitingForCatchUp == 0 }
+
+    private var requestsEnded = false
+
     /// Adds or removes a target.
     private mutating func handle(_ change: ListenRequest.Change?, database: DatabaseName) -> [ListenEvent] {
         switch change {
