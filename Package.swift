@@ -48,7 +48,7 @@ let package = Package(
         // Pure Swift, no NIO or HTTP: config, tokens, errors as values, clock, JSON values.
         .target(
             name: "EmulatorCore",
-            dependencies: ["CCRC32C"],
+            dependencies: ["CCRC32C", "CZlib"],
             swiftSettings: swiftSettings
         ),
         // The Firestore / Storage security rules language: compiler and evaluator, no NIO or HTTP (and
@@ -130,7 +130,8 @@ let package = Package(
         .target(name: "CRenameExchange"),
         // CRC-32C with the CPU's instruction (Storage object checksums, Firestore export records).
         .target(name: "CCRC32C"),
-        // The system zlib (gunzip of gzip-encoded objects served to clients that do not accept gzip).
+        // The system zlib: gunzip of gzip-encoded objects served to clients that do not accept gzip, and
+        // compressed gRPC requests.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc's mallopt, for the hearth executable's allocator tuning.
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
@@ -138,7 +139,6 @@ let package = Package(
         .target(
             name: "StorageEmulator",
             dependencies: [
-                "CZlib",
                 "EmulatorCore",
                 "EmulatorHTTP",
                 "SecurityRules",

@@ -1,6 +1,5 @@
 import EmulatorCore
 import EmulatorHTTP
-import GRPCCore
 import Logging
 import SecurityRules
 
@@ -30,15 +29,15 @@ public final class FirestoreEmulator: ServedEmulator {
     ) throws {
         try self.init(
             projectID: projectID, host: host, port: port, rulesFile: rulesFile, clock: clock, logger: logger,
-            durable: durable, grpcServices: { service in [FirestoreGRPCService(service: service)] })
+            durable: durable, grpcResponder: { service in FirestoreGRPCService(service: service) })
     }
 
-    /// The emulator serving `grpcServices(service)` over gRPC on its port.
+    /// The emulator serving `grpcResponder(service)`'s calls over gRPC on its port.
     init(
         projectID: String, host: String = "127.0.0.1", port: Int = FirestoreEmulator.defaultPort,
         rulesFile: String? = nil, clock: any EmulatorClock = SystemClock(),
         logger: Logger = Logger(label: "hearth.firestore"), durable: (any DurableStore)? = nil,
-        grpcServices: (FirestoreService) -> [any RegistrableRPCService]
+        grpcResponder: (FirestoreService) -> any ImmediateGRPCResponder
     ) throws {
         self.projectID = projectID
         self.store = try FirestoreStore(clock: clock, durable: durable)
@@ -68,7 +67,7 @@ public final class FirestoreEmulator: ServedEmulator {
                 return try await rest.handle(request, context: context)
             },
             host: host, port: port, logger: logger,
-            http2: GRPCEndpoint(services: grpcServices(service)), immediate: rest)
+            http2: GRPCEndpoint(responder: grpcResponder(service)), immediate: rest)
     }
 
     /// Stops watching the rules file, ends the web SDK's sessions, then stops listening.

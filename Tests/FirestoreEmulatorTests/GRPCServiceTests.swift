@@ -472,9 +472,9 @@ import Testing
 // MARK: - Harness
 
 /// A `FirestoreGRPCService` behind a gRPC server on a loopback port, and a generated HTTP/2 client connected
-/// to it. The server is grpc-swift's own (every call through grpc-swift's per-call tasks, as calls Hearth
-/// hands on are served), or the Firestore emulator's port (calls answered on the event loop where Hearth
-/// does: `ImmediateCallHandler`, `ListenCall`).
+/// to it. The server is grpc-swift's own (every call through grpc-swift's per-call tasks: the reference),
+/// or the Firestore emulator's port (every call served on its connection's event loop:
+/// `GRPCConnectionHandler`, `ListenCall`, `WriteCall`).
 struct GRPCHarness {
     static let projectID = "demo-grpc"
     let service: FirestoreService

@@ -4,7 +4,9 @@ import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import GRPCProtobuf
 import NIOCore
+import NIOHPACK
 import NIOPosix
+import SwiftProtobuf
 import Testing
 
 @testable import FirestoreEmulator
@@ -208,33 +210,48 @@ import Testing
 // MARK: - A stand-in Firestore service
 
 /// GetDocument echoes the requested name; Listen answers each request with a target change naming its
-/// target id. Nothing else is registered.
-private struct StandInFirestore: RegistrableRPCService {
-    func registerMethods<Transport: ServerTransport>(with router: inout RPCRouter<Transport>) {
-        router.registerHandler(
-            forMethod: Google_Firestore_V1_Firestore.Method.GetDocument.descriptor,
-            deserializer: ProtobufDeserializer<Google_Firestore_V1_GetDocumentRequest>(),
-            serializer: ProtobufSerializer<Google_Firestore_V1_Document>()
-        ) { request, _ in
-            let get = try await ServerRequest(stream: request)
-            var document = Google_Firestore_V1_Document()
-            document.name = get.message.name
-            return StreamingServerResponse(single: ServerResponse(message: document))
+/// target id. Nothing else is served.
+private struct StandInFirestore: ImmediateGRPCResponder {
+    func immediateAnswerer(path: String) -> ImmediateGRPCAnswerer? {
+        guard path == "/google.firestore.v1.Firestore/GetDocument" else { return nil }
+        return { message, _ in
+            guard let get = try? Google_Firestore_V1_GetDocumentRequest(serializedBytes: Array(message.readableBytesView)),
+                let document = try? Google_Firestore_V1_Document.with({ $0.name = get.name }).serializedBytes() as [UInt8]
+            else { return .failure(RPCError(code: .invalidArgument, message: "not a GetDocumentRequest")) }
+            return .messages([document])
         }
-        router.registerHandler(
-            forMethod: Google_Firestore_V1_Firestore.Method.Listen.descriptor,
-            deserializer: ProtobufDeserializer<Google_Firestore_V1_ListenRequest>(),
-            serializer: ProtobufSerializer<Google_Firestore_V1_ListenResponse>()
-        ) { request, _ in
-            StreamingServerResponse { writer in
-                for try await listen in request.messages {
-                    var response = Google_Firestore_V1_ListenResponse()
-                    response.targetChange.targetIds = [listen.addTarget.targetID]
-                    try await writer.write(response)
-                }
-                return [:]
-            }
+    }
+
+    func immediateStream(path: String, headers: HPACKHeaders, output: any ImmediateGRPCStreamOutput)
+        -> (any ImmediateGRPCStream)?
+    {
+        path == "/google.firestore.v1.Firestore/Listen" ? Echo(output: output) : nil
+    }
+
+    /// A Listen stream naming each request's target back.
+    final class Echo: ImmediateGRPCStream {
+        let output: any ImmediateGRPCStreamOutput
+
+        init(output: any ImmediateGRPCStreamOutput) {
+            self.output = output
         }
+
+        func receive(_ message: ByteBuffer) {
+            guard let listen = try? Google_Firestore_V1_ListenRequest(serializedBytes: Array(message.readableBytesView)),
+                let answer = try? Google_Firestore_V1_ListenResponse.with({
+                    $0.targetChange.targetIds = [listen.addTarget.targetID]
+                }).serializedBytes() as [UInt8]
+            else { return output.finish(RPCError(code: .invalidArgument, message: "not a ListenRequest")) }
+            var framed = output.allocator.buffer(capacity: answer.count + 5)
+            framed.writeGRPCMessage(answer)
+            output.send(framed: framed)
+        }
+
+        func requestsEnded() {
+            output.finish(nil)
+        }
+
+        func closed() {}
     }
 }
 
@@ -251,7 +268,7 @@ extension GRPCTransportTests {
 }
 
 private func makeEmulator() throws -> FirestoreEmulator {
-    try FirestoreEmulator(projectID: "demo-grpc", port: 0, grpcServices: { _ in [StandInFirestore()] })
+    try FirestoreEmulator(projectID: "demo-grpc", port: 0, grpcResponder: { _ in StandInFirestore() })
 }
 
 /// Runs `body` with a started emulator's port, then stops it.

@@ -5,8 +5,8 @@ import NIOHPACK
 import SwiftProtobuf
 
 /// Every RPC but `Listen` and `Write` runs under the store's lock and returns, so each is answered on the
-/// connection's event loop (`ImmediateCallHandler`), with the same methods grpc-swift's wrappers call.
-/// `Listen` is served there too, as a stream (`ListenCall`).
+/// connection's event loop (`GRPCConnectionHandler`), with the same methods grpc-swift's wrappers call.
+/// `Listen` and `Write` are served there too, as streams (`ListenCall`, `WriteCall`).
 extension FirestoreGRPCService: ImmediateGRPCResponder {
     private typealias Method = Google_Firestore_V1_Firestore.Method
     private typealias Answerer = @Sendable (FirestoreGRPCService, ByteBuffer, HPACKHeaders) -> ImmediateGRPCAnswer
@@ -38,16 +38,24 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
         return { [self] message, headers in answerer(self, message, headers) }
     }
 
-    /// `Listen` calls are served on their event loop from the first request on (`ListenCall`).
+    /// `Listen` and `Write` calls are served on their event loop from the first request on (`ListenCall`,
+    /// `WriteCall`).
     func immediateStream(path: String, headers: HPACKHeaders, output: any ImmediateGRPCStreamOutput)
         -> (any ImmediateGRPCStream)?
     {
-        guard path == Self.listenPath else { return nil }
-        let credential = service.context(authorization: headers.first(name: "authorization")).credential
-        return ListenCall(service: service, credential: credential, output: output, loops: listenLoops)
+        switch path {
+        case Self.listenPath:
+            let credential = service.context(authorization: headers.first(name: "authorization")).credential
+            return ListenCall(service: service, credential: credential, output: output, loops: listenLoops)
+        case Self.writePath:
+            return WriteCall(service: self, authorization: headers.first(name: "authorization"), output: output)
+        default:
+            return nil
+        }
     }
 
     private static let listenPath = path(Method.Listen.descriptor)
+    private static let writePath = path(Method.Write.descriptor)
 
     /// A unary RPC's answer.
     private func answer<Request: Message, Response: Message>(
@@ -56,15 +64,19 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
         answerAll(bytes, headers) { (request: Request, caller) throws(FirestoreError) in [try operation(request, caller)] }
     }
 
-    /// A server-streaming RPC's answer; a request that does not decode is grpc-swift's to refuse.
+    /// A server-streaming RPC's answer; a request that does not decode is refused in grpc-swift's words.
     private func answerAll<Request: Message, Response: Message>(
         _ bytes: ByteBuffer, _ headers: HPACKHeaders, _ operation: (Request, CallContext) throws(FirestoreError) -> [Response]
     ) -> ImmediateGRPCAnswer {
-        guard let request = try? Request(serializedBytes: Array(bytes.readableBytesView)) else { return .passOn }
+        guard let request = try? Request(serializedBytes: Array(bytes.readableBytesView)) else {
+            return .failure(RPCError(code: .invalidArgument, message: "Can't deserialize to message of type \(Request.self)."))
+        }
         let caller = service.context(authorization: headers.first(name: "authorization"))
         do {
             let responses = try operation(request, caller)
-            guard let serialized = try? responses.map({ try $0.serializedBytes() as [UInt8] }) else { return .passOn }
+            guard let serialized = try? responses.map({ try $0.serializedBytes() as [UInt8] }) else {
+                return .failure(RPCError(code: .internalError, message: "The response could not be serialized."))
+            }
             return .messages(serialized)
         } catch {
             return .failure(RPCError(error))

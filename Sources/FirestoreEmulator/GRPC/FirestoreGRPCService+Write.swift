@@ -27,23 +27,28 @@ extension FirestoreGRPCService {
     ) async throws {
         do {
             try await service.serveWrite(requests.map(Self.request), authorization: authorization) { answer in
-                var response = answer.outcome.map { outcome in
-                    Google_Firestore_V1_WriteResponse.with {
-                        $0.commitTime = outcome.commitTime.proto
-                        $0.writeResults = outcome.results.map(\.proto)
-                    }
-                } ?? Google_Firestore_V1_WriteResponse()
-                if let streamID = answer.streamID { response.streamID = streamID }
-                response.streamToken = Data(answer.token)
-                try await send(response)
+                try await send(Self.response(answer))
             }
         } catch let error as FirestoreError {
             throw RPCError(error)
         }
     }
 
+    /// The wire form of a write stream's answer.
+    static func response(_ answer: WriteStreamResponse) -> Google_Firestore_V1_WriteResponse {
+        var response = answer.outcome.map { outcome in
+            Google_Firestore_V1_WriteResponse.with {
+                $0.commitTime = outcome.commitTime.proto
+                $0.writeResults = outcome.results.map(\.proto)
+            }
+        } ?? Google_Firestore_V1_WriteResponse()
+        if let streamID = answer.streamID { response.streamID = streamID }
+        response.streamToken = Data(answer.token)
+        return response
+    }
+
     /// The service's form of a `WriteRequest`.
-    @Sendable private static func request(_ message: Google_Firestore_V1_WriteRequest) -> WriteStreamRequest {
+    @Sendable static func request(_ message: Google_Firestore_V1_WriteRequest) -> WriteStreamRequest {
         WriteStreamRequest(
             database: message.database, streamID: message.streamID, token: Array(message.streamToken),
             hasWrites: !message.writes.isEmpty

@@ -6,7 +6,7 @@ import SwiftProtobuf
 import Synchronization
 
 /// A `Listen` call served on its connection's event loop, without grpc-swift's per-call task: requests
-/// arrive from `ImmediateCallHandler` as they are read, and commits from the loop's `LoopListeners`, which
+/// arrive from `GRPCConnectionHandler` as they are read, and commits from the loop's `LoopListeners`, which
 /// hands each commit to every listen call on the loop in one pass. Both go through the same `ListenStream`
 /// as the async path, so the answers are the same.
 final class ListenCall: ImmediateGRPCStream {

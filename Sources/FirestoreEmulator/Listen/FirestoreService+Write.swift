@@ -43,7 +43,7 @@ extension FirestoreService {
     }
 
     /// The response to one request of `stream`, after committing its writes.
-    private func respond(to request: WriteStreamRequest, in stream: inout WriteStream, authorization: String?)
+    func respond(to request: WriteStreamRequest, in stream: inout WriteStream, authorization: String?)
         throws(FirestoreError) -> WriteStreamResponse
     {
         switch try stream.receive(
