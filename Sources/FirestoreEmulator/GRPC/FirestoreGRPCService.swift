@@ -8,8 +8,10 @@ import SwiftProtobuf
 /// `FirestoreError` becomes the RPC's status. `Listen` and `Write` run the stream loops.
 ///
 /// Each RPC other than `Listen` and `Write` is a synchronous method from request message and caller to
-/// response message(s); grpc-swift's methods wrap them, and `+Immediate.swift` answers them on the event
-/// loop without grpc-swift's per-call task.
+/// response message(s). The emulator's port serves them, and `Listen` and `Write`, on each connection's
+/// event loop (`+Immediate.swift`, `GRPCConnectionHandler`); the grpc-swift `ServiceProtocol` methods wrap
+/// the same methods for a grpc-swift server, which the tests run beside the port as the reference
+/// (`GRPCHarness`).
 ///
 /// The RPCs are in `FirestoreGRPCService+Documents.swift`, `+Batch.swift`, `+Queries.swift`, `+Listen.swift`
 /// and `+Write.swift`.
