@@ -68,8 +68,11 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
     private func answerAll<Request: Message, Response: Message>(
         _ bytes: ByteBuffer, _ headers: HPACKHeaders, _ operation: (Request, CallContext) throws(FirestoreError) -> [Response]
     ) -> ImmediateGRPCAnswer {
-        guard let request = try? Request(serializedBytes: Array(bytes.readableBytesView)) else {
-            return .failure(RPCError(code: .invalidArgument, message: "Can't deserialize to message of type \(Request.self)."))
+        let request: Request
+        do {
+            request = try Request(request: bytes)
+        } catch {
+            return .failure(error)
         }
         let caller = service.context(authorization: headers.first(name: "authorization"))
         do {

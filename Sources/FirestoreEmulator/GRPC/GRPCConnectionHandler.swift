@@ -118,9 +118,9 @@ final class GRPCConnectionHandler: ChannelInboundHandler {
                 start(frame.streamID, headers: headers.headers, endStream: headers.endStream, context: context)
             }
         case .data(let data):
-            let length = data.data.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0)
-            acknowledge(length, on: frame.streamID)
-            guard let call = calls[frame.streamID], call.requestsOpen, case .byteBuffer(var bytes) = data.data else { return }
+            guard let call = calls[frame.streamID], call.requestsOpen else { return }
+            acknowledge(data.data.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0), on: call)
+            guard case .byteBuffer(var bytes) = data.data else { return }
             if call.pending == nil { call.pending = bytes } else { call.pending!.writeBuffer(&bytes) }
             deliverMessages(of: call)
             if data.endStream, call.requestsOpen { requestsEnded(call) }
@@ -353,14 +353,13 @@ final class GRPCConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    /// Counts `length` request bytes consumed on stream `id` and gives them back to the client
+    /// Counts `length` request bytes consumed on `call`'s stream and gives them back to the client
     /// (WINDOW_UPDATE) in batches. (The connection's window is kept from NIOHTTP2's window events, which
     /// also count the DATA frames NIOHTTP2 refused.)
-    private func acknowledge(_ length: Int, on id: HTTP2StreamID) {
-        guard length > 0, let call = calls[id], call.requestsOpen else { return }
+    private func acknowledge(_ length: Int, on call: Call) {
         call.unacknowledged += length
         if call.unacknowledged >= Self.streamUpdateThreshold {
-            write(.windowUpdate(windowSizeIncrement: call.unacknowledged), on: id)
+            write(.windowUpdate(windowSizeIncrement: call.unacknowledged), on: call.id)
             call.unacknowledged = 0
         }
     }

@@ -28,12 +28,11 @@ final class ListenCall: ImmediateGRPCStream {
 
     func receive(_ message: ByteBuffer) {
         guard !isOver else { return }
-        guard let proto = try? Google_Firestore_V1_ListenRequest(serializedBytes: Array(message.readableBytesView)) else {
-            // grpc-swift's words for a request that does not decode.
-            return end(
-                RPCError(
-                    code: .invalidArgument,
-                    message: "Can't deserialize to message of type \(Google_Firestore_V1_ListenRequest.self)."))
+        let proto: Google_Firestore_V1_ListenRequest
+        do {
+            proto = try Google_Firestore_V1_ListenRequest(request: message)
+        } catch {
+            return end(error)
         }
         do {
             let events = try stream.receive(FirestoreGRPCService.request(proto)) { (database) throws(FirestoreError) in

@@ -23,11 +23,11 @@ final class WriteCall: ImmediateGRPCStream {
 
     func receive(_ message: ByteBuffer) {
         guard !isOver else { return }
-        guard let proto = try? Google_Firestore_V1_WriteRequest(serializedBytes: Array(message.readableBytesView)) else {
-            return end(
-                RPCError(
-                    code: .invalidArgument,
-                    message: "Can't deserialize to message of type \(Google_Firestore_V1_WriteRequest.self)."))
+        let proto: Google_Firestore_V1_WriteRequest
+        do {
+            proto = try Google_Firestore_V1_WriteRequest(request: message)
+        } catch {
+            return end(error)
         }
         do {
             let answer = try service.service.respond(
