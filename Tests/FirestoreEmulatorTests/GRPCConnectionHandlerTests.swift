@@ -217,6 +217,7 @@ import Testing
         read(channel, headers("/test.Echo/Echo"), data("abc", framed: false))
         let trailers = try #require(status(try written(channel)))
         #expect(trailers.first(name: "grpc-status") == "13")
+        #expect(trailers.first(name: "grpc-message") == "Encountered end-of-stream mid-frame")
     }
 
     @Test func aCallEndedWhileItsClientStillSendsIsResetWithNoError() throws {

@@ -101,7 +101,8 @@ def test_gzip_compressed_calls(hearth):
             assert document.fields["n"].integer_value == 1
 
 
-def raw_grpc_call(hearth, path: str, body: bytes | None, extra_headers: list[tuple[str, str]] = ()) -> dict:
+def raw_grpc_call(hearth, path: str, body: bytes | None, extra_headers: list[tuple[str, str]] = (),
+                  method: str = "POST", content_type: str = "application/grpc") -> dict:
     """One call on a raw HTTP/2 connection: HEADERS (ending the stream when `body` is None), else one
     DATA frame with `body` ending it. Returns the response headers and trailers, merged."""
     host, port = hearth.addresses["firestore"]
@@ -109,8 +110,8 @@ def raw_grpc_call(hearth, path: str, body: bytes | None, extra_headers: list[tup
     connection.initiate_connection()
     with socket.create_connection((host, port), timeout=10) as sock:
         sock.sendall(connection.data_to_send())
-        headers = [(":method", "POST"), (":scheme", "http"), (":path", path), (":authority", f"{host}:{port}"),
-                   ("content-type", "application/grpc"), ("te", "trailers"), ("authorization", "Bearer owner"),
+        headers = [(":method", method), (":scheme", "http"), (":path", path), (":authority", f"{host}:{port}"),
+                   ("content-type", content_type), ("te", "trailers"), ("authorization", "Bearer owner"),
                    *extra_headers]
         connection.send_headers(1, headers, end_stream=body is None)
         if body is not None:
@@ -143,6 +144,32 @@ def test_an_unknown_encoding_is_unimplemented(hearth):
     answer = raw_grpc_call(hearth, "/google.firestore.v1.Firestore/GetDocument", frame, [("grpc-encoding", "snappy")])
     assert answer.get("grpc-status") == OFFICIAL["request with grpc-encoding: snappy"]["grpc-status"], answer
     assert "gzip" in answer.get("grpc-accept-encoding", ""), answer
+
+
+GET_MESSAGE = firestore_types.GetDocumentRequest.serialize(firestore_types.GetDocumentRequest(
+    name=f"projects/{PROJECT}/databases/(default)/documents/rooms/a"))
+GET_FRAME = b"\x00" + len(GET_MESSAGE).to_bytes(4, "big") + GET_MESSAGE
+# Calls refused before they reach the service: the official emulator's words (official_grpc_answers.json).
+REFUSALS = {
+    "unknown method": ("/google.firestore.v1.Firestore/Nope", GET_FRAME, {}),
+    "unknown service": ("/nope.Service/Call", GET_FRAME, {}),
+    "unary call with two request messages": ("/google.firestore.v1.Firestore/GetDocument", GET_FRAME * 2, {}),
+    "request ending inside a message": ("/google.firestore.v1.Firestore/GetDocument", GET_FRAME[:8], {}),
+    "GET instead of POST": ("/google.firestore.v1.Firestore/GetDocument", GET_FRAME, {"method": "GET"}),
+    "content-type application/json": ("/google.firestore.v1.Firestore/GetDocument", GET_FRAME,
+                                       {"content_type": "application/json"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_refused_calls_are_answered_as_the_official_emulator_answers_them(hearth, case):
+    path, body, options = REFUSALS[case]
+    answer = raw_grpc_call(hearth, path, body, **options)
+    official = OFFICIAL["refusal: " + case]
+    expected = official.get("hearth", official)  # a deliberate difference, with its reason in the recording
+    for key in (":status", "grpc-status", "grpc-message"):
+        if key in expected:
+            assert answer.get(key) == expected[key], (key, answer)
 
 
 def h2_frame(kind: int, flags: int, stream: int, payload: bytes) -> bytes:

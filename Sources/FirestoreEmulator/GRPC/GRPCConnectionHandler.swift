@@ -78,6 +78,12 @@ final class GRPCConnectionHandler: ChannelInboundHandler {
             case finished
         }
 
+        /// The response has ended.
+        var isFinished: Bool {
+            if case .finished = state { return true }
+            return false
+        }
+
         init(id: HTTP2StreamID, headers: HPACKHeaders, connection: GRPCConnectionHandler) {
             self.id = id
             self.headers = headers
@@ -260,11 +266,11 @@ final class GRPCConnectionHandler: ChannelInboundHandler {
     /// The client ended its requests.
     private func requestsEnded(_ call: Call) {
         call.requestsOpen = false
+        if let pending = call.pending, pending.readableBytes > 0, !call.isFinished {
+            return end(call, RPCError(code: .internalError, message: "Encountered end-of-stream mid-frame"))
+        }
         switch call.state {
         case .unary(let answerer, let message?):
-            guard call.pending == nil else {
-                return end(call, RPCError(code: .internalError, message: "Incomplete request message"))
-            }
             answer(call, answerer(message, call.headers))
         case .unary:
             end(call, RPCError(code: .internalError, message: "Half-closed without a request"))
@@ -306,7 +312,7 @@ final class GRPCConnectionHandler: ChannelInboundHandler {
     }
 
     private func finish(_ call: Call, trailers: HPACKHeaders) {
-        if case .finished = call.state { return }
+        if call.isFinished { return }
         call.state = .finished
         call.pending = nil
         call.deadline?.cancel()
