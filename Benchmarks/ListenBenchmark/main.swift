@@ -37,11 +37,20 @@ func withClient<Result: Sendable>(port: Int, _ body: (Client) async throws -> Re
     ) { grpc in try await body(Client(wrapping: grpc)) }
 }
 
-/// A one-document commit.
+/// This run's mark in every written document: a write that leaves a document as it was changes nothing and
+/// reaches no listener, so a second run against the same server would otherwise wait for ever.
+let run = Int64.random(in: 1...Int64.max)
+
+/// A one-document commit that sets `id` of `collection` to `value`.
 func commit(_ collection: String, _ id: String, _ value: Int64) -> Google_Firestore_V1_CommitRequest {
     .with {
         $0.database = database
-        $0.writes = [.with { $0.update.name = "\(root)/\(collection)/\(id)"; $0.update.fields = ["n": .with { $0.integerValue = value }] }]
+        $0.writes = [
+            .with {
+                $0.update.name = "\(root)/\(collection)/\(id)"
+                $0.update.fields = ["n": .with { $0.integerValue = value }, "run": .with { $0.integerValue = run }]
+            }
+        ]
     }
 }
 
