@@ -49,19 +49,22 @@ func leanLatency(port: Int, streams: Int, connections: Int, commits: Int, warmUp
     }
     await ready.wait()
     var acknowledged: [Double] = []
+    var cpu = (start: 0.0, end: 0.0)
     try await withClient(port: port) { writer in
         for index in 0..<(warmUp + commits) {
+            if index == warmUp { cpu.start = processCPU() }
             if index >= warmUp { deliveries.markSent(index) }
             let sent = ContinuousClock.now
             _ = try await writer.commit(commit(collection, "m\(index)", Int64(index)), metadata: owner)
             if index >= warmUp { acknowledged.append(milliseconds(ContinuousClock.now - sent)) }
             await deliveries.wait(for: streams)
         }
+        cpu.end = processCPU()
     }
     for channel in channels { try? await channel.close() }
     report(
         listeners: streams, shape: "\(streams) streams, lean client", commits: commits, samples: samples.all,
-        acknowledged: acknowledged)
+        acknowledged: acknowledged, cpu: cpu.end - cpu.start)
 }
 
 /// One Listen stream: sends its one request when the stream opens, then reads the responses on the event

@@ -219,16 +219,14 @@ func latency(port: Int, listeners: Int, perStream: Int = 1, connections: Int, co
         return try await group.reduce(into: []) { $0 += $1 }
     }
     let shape = perStream == 1 ? "\(listeners) streams" : "\(streamCount) streams × \(perStream) targets"
-    report(listeners: listeners, shape: shape, commits: commits, samples: samples, acknowledged: acknowledged)
-    print(
-        String(
-            format: "        CPU time of this process per commit: %.2f ms (%@)", (cpu.end - cpu.start) / Double(commits),
-            ProcessInfo.processInfo.environment["FIRESTORE_EMULATOR_HOST"] == nil
-                ? "server, listeners and committer" : "listeners and committer only"))
+    report(
+        listeners: listeners, shape: shape, commits: commits, samples: samples, acknowledged: acknowledged,
+        cpu: cpu.end - cpu.start)
 }
 
-/// Prints the latency of `listeners` listeners of `shape` (p50, p99, max), and of the commits' acknowledgements.
-func report(listeners: Int, shape: String, commits: Int, samples: [Double], acknowledged: [Double]) {
+/// Prints the latency of `listeners` listeners of `shape` (p50, p99, max), and of the commits' acknowledgements,
+/// and this process's CPU time per commit (`cpu` milliseconds over all of them).
+func report(listeners: Int, shape: String, commits: Int, samples: [Double], acknowledged: [Double], cpu: Double) {
     let sorted = samples.sorted()
     print(
         String(
@@ -239,6 +237,11 @@ func report(listeners: Int, shape: String, commits: Int, samples: [Double], ackn
         String(
             format: "        commit acknowledged after p50 %.2f ms, p99 %.2f ms",
             percentile(acknowledged, 0.5), percentile(acknowledged, 0.99)))
+    print(
+        String(
+            format: "        CPU time of this process per commit: %.2f ms (%@)", cpu / Double(commits),
+            ProcessInfo.processInfo.environment["FIRESTORE_EMULATOR_HOST"] == nil
+                ? "server, listeners and committer" : "listeners and committer only"))
 }
 
 /// Loads `count` documents, then times one listener's initial snapshot of all of them.

@@ -3,12 +3,13 @@ import NIOPosix
 
 /// Flushes of one event loop's connections held back while one pass writes to many streams: a commit
 /// fanned out to 1,000 listen streams flushes each connection once, at the end of the pass, instead of
-/// once per stream (an HTTP/2 stream's flush flushes its whole connection: a `writev` each).
+/// once per stream. The flush is held above NIOHTTP2's connection handler, whose every flush walks the
+/// connection's buffered frames and ends in a `writev`.
 ///
-/// Each event-loop thread has one (`current`); connections take part through a `FlushBatchingHandler`.
+/// Each event-loop thread has one (`current`); connections take part by conforming to `FlushBatchMember`.
 final class FlushBatch {
     private var depth = 0
-    private var held: [FlushBatchingHandler] = []
+    private var held: [any FlushBatchMember] = []
 
     /// Thread-specific by construction: each thread sees only its own value.
     nonisolated(unsafe) private static let perThread = ThreadSpecificVariable<FlushBatch>()
@@ -30,47 +31,20 @@ final class FlushBatch {
         guard depth == 0, !held.isEmpty else { return }
         let held = self.held
         self.held = []
-        for handler in held { handler.flushHeld() }
+        for member in held { member.flushHeld() }
     }
 
-    /// Holds `handler`'s flush if a pass runs; false if it should flush now.
-    fileprivate func hold(_ handler: FlushBatchingHandler) -> Bool {
+    /// Holds `member`'s flush if a pass runs; false if it should flush now.
+    func hold(_ member: any FlushBatchMember) -> Bool {
         guard depth > 0 else { return false }
-        held.append(handler)
+        held.append(member)
         return true
     }
 }
 
-/// Sits next to the socket of a connection whose streams `FlushBatch` passes write to: a flush during a
-/// pass is held until the pass ends, one per connection; any other flush goes through at once.
-final class FlushBatchingHandler: ChannelOutboundHandler, RemovableChannelHandler {
-    typealias OutboundIn = Any
-
-    private var context: ChannelHandlerContext?
-    private var batch: FlushBatch?
-    private var isHeld = false
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        self.context = context
-        batch = FlushBatch.current
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        self.context = nil
-    }
-
-    func flush(context: ChannelHandlerContext) {
-        if isHeld { return }
-        if batch?.hold(self) == true {
-            isHeld = true
-        } else {
-            context.flush()
-        }
-    }
-
+/// A connection whose flushes a `FlushBatch` pass may hold: it asks `hold` before flushing (once until
+/// `flushHeld`), and flushes in `flushHeld` when the pass ends.
+protocol FlushBatchMember: AnyObject {
     /// Flushes what the pass held back.
-    fileprivate func flushHeld() {
-        isHeld = false
-        context?.flush()
-    }
+    func flushHeld()
 }

@@ -23,7 +23,7 @@ import NIOHTTP2
 /// - a response that ends while the client is still sending is followed by RST_STREAM(NO_ERROR).
 /// Refusals use grpc-java's words (the official emulator's server): an unknown method, a unary call
 /// without exactly one request, a request over `maxMessageBytes`.
-final class GRPCConnectionHandler: ChannelInboundHandler {
+final class GRPCConnectionHandler: ChannelInboundHandler, FlushBatchMember {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
@@ -40,6 +40,9 @@ final class GRPCConnectionHandler: ChannelInboundHandler {
     /// Inside a read: what the calls write waits in `held` for `channelReadComplete`.
     private var isReading = false
     private var held: [HTTP2Frame] = []
+    /// The event loop's flush batch, and whether this connection's flush waits for the end of its pass.
+    private var batch: FlushBatch?
+    private var isFlushHeld = false
 
     /// A handler serving the calls `responder` answers; every other call is UNIMPLEMENTED.
     init(responder: any ImmediateGRPCResponder) {
@@ -168,6 +171,7 @@ final class GRPCConnectionHandler: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        batch = FlushBatch.current
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -355,8 +359,23 @@ final class GRPCConnectionHandler: ChannelInboundHandler {
             held.append(frame)
         } else {
             context.write(wrapOutboundOut(frame), promise: nil)
+            flush(context)
+        }
+    }
+
+    /// Flushes now, or once at the end of the running `FlushBatch` pass.
+    private func flush(_ context: ChannelHandlerContext) {
+        if isFlushHeld { return }
+        if batch?.hold(self) == true {
+            isFlushHeld = true
+        } else {
             context.flush()
         }
+    }
+
+    func flushHeld() {
+        isFlushHeld = false
+        context?.flush()
     }
 
     /// Counts `length` request bytes consumed on `call`'s stream and gives them back to the client

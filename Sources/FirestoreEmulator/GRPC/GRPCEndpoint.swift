@@ -89,8 +89,6 @@ final class GRPCEndpoint: HTTP2Handoff {
             // connection (with it allowed, every closed client would leave a socket in CLOSE-WAIT for good).
             try channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
             let handlers = channel.pipeline.syncOperations
-            // Next to the socket: a pass writing to many of the connection's streams flushes it once.
-            try handlers.addHandler(FlushBatchingHandler(), position: .first)
             try handlers.addHandler(
                 NIOHTTP2Handler(
                     mode: .server, frameDelegate: ConnectionErrorCloser(channel: channel),
