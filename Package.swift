@@ -242,7 +242,21 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            linkerSettings: [
+                // The release binary carries the Swift runtime and Foundation (so it also runs where no Swift
+                // toolchain is installed), at fixed addresses (nothing to relocate at start) and exporting
+                // nothing (the linker drops the unused code): it starts in ~17 ms instead of ~27 and idles
+                // at ~30 MB instead of ~40 (bench/startup.py). Our modules are compiled against the shared
+                // Foundation, which names none of the static libraries its code needs, so they are listed.
+                .unsafeFlags(
+                    ["-static-stdlib", "-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic", "-Xlinker", "--start-group"]
+                        + [
+                            "Foundation", "CoreFoundation", "FoundationEssentials", "FoundationInternationalization",
+                            "_FoundationICU", "_FoundationCShims", "_FoundationCollections", "swiftSynchronization",
+                        ].map { "-l\($0)" } + ["-Xlinker", "--end-group"],
+                    .when(platforms: [.linux], configuration: .release))
+            ]
         ),
         // Prints commit → listener latency and big snapshots over gRPC: `swift run -c release ListenBenchmark`.
         .executableTarget(

@@ -8,7 +8,7 @@ stop hearth by PID with SIGTERM and check it exits 0. Then one more run measures
 
 Usage: bench/startup.py [--runs 20] [--signups 1000] [--bin PATH]
 The binary is --bin, else $HEARTH_BIN, else .build/release/hearth (else .build/debug/hearth, flagged).
-Prints figures next to the goals (≤ 150 ms to ready, ≤ 40 MB idle RSS); it asserts nothing about time.
+Prints figures next to the goals (≤ 150 ms to ready, ≤ 30 MB idle RSS); it asserts nothing about time.
 Exit status is non-zero only if hearth failed to start or did not exit cleanly.
 """
 
@@ -33,7 +33,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 READY_LINE = "All emulators ready! It is now safe to connect your app."
 AUTH_ROW = re.compile(r"│\s*Authentication\s*│\s*(\S+):(\d+)\s*│")
 GOAL_STARTUP_MS = 150
-GOAL_RSS_MB = 40
+GOAL_RSS_MB = 30
 
 
 def find_binary(explicit: str | None) -> Path:
