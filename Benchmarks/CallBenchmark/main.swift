@@ -3,6 +3,7 @@
 // installed, Google's official emulator (its JVM), side by side in one run.
 //
 //     swift run -c release CallBenchmark [--calls 20000] [--connections 4] [--concurrency 4] [--only hearth|official]
+//         [--phases grpc/get,rest/set,...]
 //
 // `--connections` connections each carry `--concurrency` calls at a time: grpc-swift's client over gRPC, and
 // AsyncHTTPClient (keep-alive HTTP/1.1, one call at a time per connection) over REST. Operations: `get` (one
@@ -43,6 +44,13 @@ struct Options {
     var concurrency = 4
     var only: String?
     var binary = ".build/release/hearth"
+    /// The phases to run, as `transport/operation` (all when nil).
+    var phases: Set<String>?
+
+    /// Whether the phase of `operation` over `transport` runs.
+    func runs(_ transport: String, _ operation: String) -> Bool {
+        phases?.contains("\(transport)/\(operation)") ?? true
+    }
 
     init(_ arguments: [String]) {
         var rest = arguments.makeIterator()
@@ -54,6 +62,7 @@ struct Options {
             case "--concurrency": concurrency = Int(value) ?? concurrency
             case "--only": only = value
             case "--bin": binary = value
+            case "--phases": phases = Set(value.split(separator: ",").map(String.init))
             default: fatalError("unknown option \(argument); see the comment at the top of main.swift")
             }
         }
@@ -289,12 +298,12 @@ func measure(_ server: Server, options: Options, warmup: Int) async throws -> [S
             "\n\(server.label) (127.0.0.1:\(server.port), pid \(server.process.processIdentifier), output in "
                 + "\(FileManager.default.temporaryDirectory.path)/CallBenchmark-\(server.port).log): warming up")
         for transport in ["grpc", "rest"] {
-            for operation in operations {
+            for operation in operations where options.runs(transport, operation) {
                 _ = try await phase(server, transport, operation, calls: warmup, options: options, grpc: grpc, http: http)
             }
         }
         for transport in ["grpc", "rest"] {
-            for operation in operations {
+            for operation in operations where options.runs(transport, operation) {
                 let (cpu, rate) = try await phase(
                     server, transport, operation, calls: options.calls, options: options, grpc: grpc, http: http)
                 figures["\(transport) \(operation)"] = cpu
