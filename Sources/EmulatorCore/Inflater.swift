@@ -14,11 +14,11 @@ public final class Inflater {
     private var stream = z_stream()
     private var finished = false
 
-    /// A decompressor for one stream in `format`; `nil` if zlib cannot start one.
-    public init?(_ format: Format) {
+    /// A decompressor for one stream in `format`; throws zlib's status if zlib cannot start one.
+    public init(_ format: Format) throws(InflateError) {
         let windowBits = format == .gzip ? 16 + MAX_WBITS : MAX_WBITS
         let status = inflateInit2_(&stream, windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
-        guard status == Z_OK else { return nil }
+        guard status == Z_OK else { throw InflateError(status: status) }
     }
 
     deinit { inflateEnd(&stream) }

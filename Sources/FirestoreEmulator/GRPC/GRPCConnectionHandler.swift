@@ -1,4 +1,5 @@
 import EmulatorCore
+import Foundation
 import GRPCCore
 import NIOCore
 import NIOHPACK
@@ -243,8 +244,7 @@ final class GRPCConnectionHandler: ChannelInboundHandler, FlushBatchMember {
                     return end(call, RPCError(code: .internalError, message: "Compressed message received without grpc-encoding"))
                 }
                 do throws(InflateError) {
-                    guard let inflater = Inflater(format) else { throw InflateError(status: -1) }
-                    let plain = try inflater.decompress(Array(message.readableBytesView), limit: Self.maxMessageBytes)
+                    let plain = try Inflater(format).decompress(Array(message.readableBytesView), limit: Self.maxMessageBytes)
                     message = ByteBuffer(bytes: plain)
                 } catch {
                     return end(
@@ -333,12 +333,9 @@ final class GRPCConnectionHandler: ChannelInboundHandler, FlushBatchMember {
     private func abandon(_ call: Call) {
         call.deadline?.cancel()
         call.deadline = nil
-        guard case .streaming(let stream) = call.state else {
-            call.state = .finished
-            return
-        }
+        let state = call.state
         call.state = .finished
-        stream.closed()
+        if case .streaming(let stream) = state { stream.closed() }
     }
 
     private func abandonAll() {
@@ -429,17 +426,9 @@ final class GRPCConnectionHandler: ChannelInboundHandler, FlushBatchMember {
 
     /// A status message as `grpc-message` carries it: percent-encoded outside printable ASCII.
     static func percentEncoded(_ message: String) -> String {
-        var encoded: [UInt8] = []
-        encoded.reserveCapacity(message.utf8.count)
-        for byte in message.utf8 {
-            if byte >= 0x20, byte <= 0x7E, byte != UInt8(ascii: "%") {
-                encoded.append(byte)
-            } else {
-                encoded += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
-            }
-        }
-        return String(decoding: encoded, as: UTF8.self)
+        message.addingPercentEncoding(withAllowedCharacters: grpcMessageAllowed) ?? message
     }
 
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+    /// What `grpc-message` carries as is: printable ASCII but `%`.
+    private static let grpcMessageAllowed = CharacterSet(charactersIn: " "..."~").subtracting(CharacterSet(charactersIn: "%"))
 }

@@ -58,8 +58,7 @@ enum ObjectDownload {
     private static func streamed(_ reader: BlobReader, from: Int64, upTo: Int64, gunzip: Bool) -> ResponseBody {
         let box = ReaderBox(reader: reader)
         return ResponseBody(contentLength: gunzip ? nil : Int(upTo - from)) { writer in
-            let decompressor = gunzip ? Inflater(.gzip) : nil
-            if gunzip, decompressor == nil { throw InflateError(status: -1) }
+            let decompressor = gunzip ? try Inflater(.gzip) : nil
             var offset = from
             while offset < upTo {
                 let buffer = try box.reader.buffer(at: offset, count: Int(min(Int64(slice), upTo - offset)))
