@@ -34,8 +34,8 @@ import Testing
             .documentChange(try document("a/c", 2, at: 6), targetIDs: [2, 300, -1, Int32.max], removedTargetIDs: [4, Int32.min]),
             .documentChange(try document("a/d", 3, at: 7), targetIDs: [], removedTargetIDs: [8]),
             .documentChange(try document("a/e", 4, at: 8), targetIDs: [], removedTargetIDs: []),
-            .targetChange(.noChange, targetIDs: [], resumeToken: time.resumeToken, readTime: time),
-            .targetChange(.current, targetIDs: [2], resumeToken: time.resumeToken),
+            .targetChange(.noChange, targetIDs: [], resumeTime: time, readTime: time),
+            .targetChange(.current, targetIDs: [2], resumeTime: time),
             .targetChange(.remove, targetIDs: [2], cause: .permissionDenied),
             .documentDelete(DocumentPath(segments: ["a", "b"]), removedTargetIDs: [2], readTime: time),
             .documentRemove(DocumentPath(segments: ["a", "c"]), removedTargetIDs: [2], readTime: time),
@@ -58,7 +58,7 @@ import Testing
             encoder.frame(
                 [
                     .documentChange(change, targetIDs: [target], removedTargetIDs: []),
-                    .targetChange(.noChange, targetIDs: [], resumeToken: time.resumeToken, readTime: time),
+                    .targetChange(.noChange, targetIDs: [], resumeTime: time, readTime: time),
                 ], into: &buffer)
             buffers.append(buffer)
         }

@@ -85,7 +85,7 @@ extension FirestoreGRPCService {
     static func message(for event: ListenEvent, in database: DatabaseName) -> Google_Firestore_V1_ListenResponse {
         var message = Google_Firestore_V1_ListenResponse()
         switch event {
-        case .targetChange(let kind, let ids, let cause, let token, let readTime):
+        case .targetChange(let kind, let ids, let cause, let resumeTime, let readTime):
             var change = Google_Firestore_V1_TargetChange()
             change.targetChangeType = Google_Firestore_V1_TargetChange.TargetChangeType(rawValue: kind.rawValue) ?? .noChange
             change.targetIds = ids
@@ -95,7 +95,7 @@ extension FirestoreGRPCService {
                 status.message = cause.message
                 change.cause = status
             }
-            if let token { change.resumeToken = Data(token) }
+            if let resumeTime { change.resumeToken = Data(resumeTime.resumeToken) }
             if let readTime { change.readTime = readTime.proto }
             message.targetChange = change
         case .documentChange(let document, let ids, let removed):

@@ -135,7 +135,9 @@ final class GRPCConnectionHandler: ChannelInboundHandler, FlushBatchMember {
             deliverMessages(of: call)
             if data.endStream, call.requestsOpen { requestsEnded(call) }
         default:
-            break  // the connection's own frames: NIOHTTP2 has acted on them; a reset arrives as StreamClosedEvent
+            // The connection's own frames: NIOHTTP2 has acted on them, and the connection management handler
+            // behind this one reads the PING acks of a graceful shutdown. A reset arrives as StreamClosedEvent.
+            if frame.streamID == .rootStream { context.fireChannelRead(data) }
         }
     }
 
@@ -154,16 +156,21 @@ final class GRPCConnectionHandler: ChannelInboundHandler, FlushBatchMember {
         context.fireChannelReadComplete()
     }
 
+    /// Window events (two for every DATA frame sent) end here, after one cast; the rest pass on.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let updated = event as? NIOHTTP2WindowUpdatedEvent {
+            if updated.streamID == .rootStream {
+                if let window = updated.inboundWindowSize { connectionWindowChanged(to: window) }
+            } else if let window = updated.outboundWindowSize {
+                calls[updated.streamID]?.outboundWindow = window
+            }
+            return
+        }
         switch event {
         case let closed as StreamClosedEvent:
             if let call = calls.removeValue(forKey: closed.streamID) { abandon(call) }
         case let created as NIOHTTP2StreamCreatedEvent:
             if let window = created.localInitialWindowSize { calls[created.streamID]?.outboundWindow = Int(window) }
-        case let updated as NIOHTTP2WindowUpdatedEvent where updated.streamID == .rootStream:
-            if let window = updated.inboundWindowSize { connectionWindowChanged(to: window) }
-        case let updated as NIOHTTP2WindowUpdatedEvent:
-            if let window = updated.outboundWindowSize { calls[updated.streamID]?.outboundWindow = window }
         default:
             break
         }

@@ -93,11 +93,14 @@ final class GRPCEndpoint: HTTP2Handoff {
                 NIOHTTP2Handler(
                     mode: .server, frameDelegate: ConnectionErrorCloser(channel: channel),
                     connectionConfiguration: Self.connectionConfiguration))
+            // The calls' handler comes first: the streams' frames and window events end there, and what the
+            // management handler needs (PING acks, stream opened and closed, quiesce) passes on to it. Behind
+            // it, the management handler would see two window events and a write for every message sent.
+            try handlers.addHandler(GRPCConnectionHandler(responder: responder))
             try handlers.addHandler(
                 NIOHTTP2ServerConnectionManagementHandler(
                     eventLoop: channel.eventLoop,
                     configuration: .init(maxIdleTime: nil, maxAge: nil, maxGraceTime: Self.gracePeriod, keepalive: nil)))
-            try handlers.addHandler(GRPCConnectionHandler(responder: responder))
         }
     }
 

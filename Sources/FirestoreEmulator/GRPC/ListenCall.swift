@@ -94,9 +94,7 @@ final class ListenCall: ImmediateGRPCStream {
 
     private func send(_ events: [ListenEvent], encoder: inout ListenResponseEncoder) {
         guard !events.isEmpty else { return }
-        var buffer = output.allocator.buffer(capacity: 256)
-        encoder.frame(events, into: &buffer)
-        output.send(framed: buffer)
+        output.send(framed: encoder.framed(events, allocator: output.allocator))
     }
 
     /// Ends the call with `error`'s status (OK when nil).

@@ -4,14 +4,20 @@ import SwiftProtobuf
 
 /// Writes listen events as gRPC-framed `ListenResponse` messages. A commit handed to many listen calls
 /// mostly repeats the same messages: the same changed documents (differing only in their target ids) and
-/// the same snapshot. An encoder kept for one pass serializes each document version and each snapshot
-/// once and builds every call's messages around those bytes; the bytes are those SwiftProtobuf writes
-/// for the same message.
+/// the same snapshot, and often the very same events (listeners of one query with the same target id).
+/// An encoder kept for one pass frames each distinct list of events once and hands every call with that
+/// list the same bytes (`framed`), serializes each document version and each snapshot once, and builds
+/// the other calls' messages around those bytes; the bytes are those SwiftProtobuf writes for the same
+/// message.
 struct ListenResponseEncoder {
     /// The database whose resource names the messages carry.
     let database: DatabaseName
     private var documents: [DocumentVersion: [UInt8]] = [:]
     private var snapshots: [Timestamp: [UInt8]] = [:]
+    /// The last distinct event lists framed by `framed`, with their bytes.
+    private var rendered: [(events: [ListenEvent], framed: ByteBuffer)] = []
+    /// How many distinct event lists `framed` keeps: a pass's calls mostly differ in a few target ids.
+    private static let renderedLimit = 8
 
     private struct DocumentVersion: Hashable {
         var path: DocumentPath
@@ -21,6 +27,18 @@ struct ListenResponseEncoder {
     /// An encoder for messages in `database`.
     init(database: DatabaseName) {
         self.database = database
+    }
+
+    /// Each event's message with its gRPC prefix, in one buffer. Events equal to those of an earlier call
+    /// (`ListenEvent.isSame`) get the bytes framed for it: the buffers share their storage, so the pass
+    /// writes one copy to every connection's streams.
+    mutating func framed(_ events: [ListenEvent], allocator: ByteBufferAllocator) -> ByteBuffer {
+        if let known = rendered.first(where: { ListenEvent.isSame($0.events, events) }) { return known.framed }
+        var buffer = allocator.buffer(capacity: 256)
+        frame(events, into: &buffer)
+        if rendered.count == Self.renderedLimit { rendered.removeFirst() }
+        rendered.append((events, buffer))
+        return buffer
     }
 
     /// Appends each event's message, with its gRPC prefix (uncompressed, length), to `buffer`.
@@ -37,7 +55,7 @@ struct ListenResponseEncoder {
                     documents[version] = bytes
                 }
                 Self.frameDocumentChange(bytes, targetIDs: targetIDs, removedTargetIDs: removedTargetIDs, into: &buffer)
-            case .targetChange(.noChange, let ids, nil, let token?, let readTime?) where ids.isEmpty && token == readTime.resumeToken:
+            case .targetChange(.noChange, let ids, nil, let resumeTime?, let readTime?) where ids.isEmpty && resumeTime == readTime:
                 let bytes: [UInt8]
                 if let known = snapshots[readTime] {
                     bytes = known
@@ -78,11 +96,16 @@ struct ListenResponseEncoder {
         buffer.writeInteger(documentTag)
         writeVarint(UInt64(document.count), into: &buffer)
         buffer.writeBytes(document)
-        for (tag, ids, size) in [(targetIDsTag, targetIDs, targets), (removedTargetIDsTag, removedTargetIDs, removed)] where size > 0 {
-            buffer.writeInteger(tag)
-            writeVarint(UInt64(size), into: &buffer)
-            for id in ids { writeVarint(UInt64(bitPattern: Int64(id)), into: &buffer) }
-        }
+        writePacked(targetIDs, size: targets, tag: targetIDsTag, into: &buffer)
+        writePacked(removedTargetIDs, size: removed, tag: removedTargetIDsTag, into: &buffer)
+    }
+
+    /// Writes field `tag` of packed `ids`, whose varints take `size` bytes (nothing when empty).
+    private static func writePacked(_ ids: [Int32], size: Int, tag: UInt8, into buffer: inout ByteBuffer) {
+        guard size > 0 else { return }
+        buffer.writeInteger(tag)
+        writeVarint(UInt64(size), into: &buffer)
+        for id in ids { writeVarint(UInt64(bitPattern: Int64(id)), into: &buffer) }
     }
 
     /// The bytes of `ids` as packed varints (an int32 below zero takes ten, sign-extended).
@@ -101,5 +124,31 @@ struct ListenResponseEncoder {
             value >>= 7
         }
         buffer.writeInteger(UInt8(value))
+    }
+}
+
+extension ListenEvent {
+    /// Whether two event lists of one commit's pass say the same: the same kinds, targets and times, and the
+    /// same document versions (a path and update time name one version of a document). Cheap when they are
+    /// copies of the same events: equal arrays that share storage compare at once. An event with an error
+    /// cause is never the same as another.
+    static func isSame(_ lhs: [ListenEvent], _ rhs: [ListenEvent]) -> Bool {
+        lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { isSame($0, $1) }
+    }
+
+    private static func isSame(_ lhs: ListenEvent, _ rhs: ListenEvent) -> Bool {
+        switch (lhs, rhs) {
+        case (.targetChange(let kind, let ids, nil, let resume, let read), .targetChange(let otherKind, let otherIDs, nil, let otherResume, let otherRead)):
+            return kind == otherKind && ids == otherIDs && resume == otherResume && read == otherRead
+        case (.documentChange(let document, let ids, let removed), .documentChange(let other, let otherIDs, let otherRemoved)):
+            return document.path == other.path && document.updateTime == other.updateTime && ids == otherIDs && removed == otherRemoved
+        case (.documentDelete(let path, let removed, let time), .documentDelete(let otherPath, let otherRemoved, let otherTime)),
+            (.documentRemove(let path, let removed, let time), .documentRemove(let otherPath, let otherRemoved, let otherTime)):
+            return path == otherPath && removed == otherRemoved && time == otherTime
+        case (.existenceFilter(let id, let count), .existenceFilter(let otherID, let otherCount)):
+            return id == otherID && count == otherCount
+        default:
+            return false
+        }
     }
 }

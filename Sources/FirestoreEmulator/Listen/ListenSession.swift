@@ -22,11 +22,9 @@ struct ListenSession: Sendable {
         var scope: ListenScope
     }
 
-    private var targets: [Int32: TargetState] = [:] {
-        didSet { if targets.count != order.count { order = targets.keys.sorted() } }
-    }
-    /// The active targets' ids in order, kept with `targets`.
-    private var order: [Int32] = []
+    /// The active targets, by id. An array changed in place: a commit applied to each target never moves
+    /// or copies a target's state (a dictionary's optional subscript would, for every target).
+    private var targets: [TargetState] = []
     /// The read time of the last snapshot sent; snapshots never go back in time.
     private(set) var lastReadTime: Timestamp?
     /// Added targets whose snapshot waits until the stream has caught up with every commit up to their
@@ -37,7 +35,7 @@ struct ListenSession: Sendable {
     var waitingForCatchUp: Int { catchingUp.count }
 
     /// The ids of the active targets.
-    var targetIDs: [Int32] { order }
+    var targetIDs: [Int32] { targets.map(\.target.id) }
 
     /// What a resumed target matched at its resume time, when the store still keeps that time.
     struct Resumed: Sendable {
@@ -85,7 +83,7 @@ struct ListenSession: Sendable {
             }
             events.append(.existenceFilter(targetID: target.id, count: Int32(clamping: results.count)))
         }
-        events.append(.targetChange(.current, targetIDs: [target.id], resumeToken: time.resumeToken))
+        events.append(.targetChange(.current, targetIDs: [target.id], resumeTime: time))
         if holdingSnapshot {
             catchingUp.append((time, target.once ? target.id : nil))
         } else {
@@ -95,8 +93,7 @@ struct ListenSession: Sendable {
         if !target.once {
             var plan: QueryPlan?
             if case .query(let query) = target.kind { plan = QueryPlan(query, in: database) }
-            targets[target.id] = TargetState(
-                target: target, matching: matching, since: readTime, plan: plan, scope: target.scope)
+            put(TargetState(target: target, matching: matching, since: readTime, plan: plan, scope: target.scope))
         }
         return events
     }
@@ -115,13 +112,13 @@ struct ListenSession: Sendable {
 
     /// Refuses `targetID` (rules denied it): ADD, then REMOVE with the error as its cause; the stream stays.
     mutating func refuse(_ targetID: Int32, because error: FirestoreError) -> [ListenEvent] {
-        targets[targetID] = nil
+        drop(targetID)
         return [.targetChange(.add, targetIDs: [targetID]), .targetChange(.remove, targetIDs: [targetID], cause: error)]
     }
 
     /// Removes `targetID`: exactly one REMOVE, whether or not it was active.
     mutating func remove(_ targetID: Int32) -> [ListenEvent] {
-        targets[targetID] = nil
+        drop(targetID)
         return [.targetChange(.remove, targetIDs: [targetID])]
     }
 
@@ -135,30 +132,46 @@ struct ListenSession: Sendable {
         at commitTime: Timestamp, in database: DatabaseName, rerun: (ListenTarget) throws(FirestoreError) -> [Document]
     ) throws(FirestoreError) -> [ListenEvent] {
         var outcome = CommitEffect(changes: changes, keys: keys)
-        for id in order {
-            // Changed in place: a target's documents are never copied.
-            try targets[id]!.apply(&outcome, id: id, at: commitTime, rerun: rerun)
+        for index in targets.indices {
+            try targets[index].apply(&outcome, at: commitTime, rerun: rerun)
         }
         var events = outcome.events(at: commitTime)
         if !events.isEmpty { events.append(snapshot(at: commitTime)) }
         return events
     }
 
+    /// Adds `state`, or replaces the target with its id, keeping the targets in id order.
+    private mutating func put(_ state: TargetState) {
+        let id = state.target.id
+        let index = targets.firstIndex { $0.target.id >= id } ?? targets.endIndex
+        if index < targets.endIndex, targets[index].target.id == id {
+            targets[index] = state
+        } else {
+            targets.insert(state, at: index)
+        }
+    }
+
+    /// Removes the target `id`, if it is active.
+    private mutating func drop(_ id: Int32) {
+        targets.removeAll { $0.target.id == id }
+    }
+
     /// A global consistent snapshot (empty target ids, a read time, a resume token).
     private mutating func snapshot(at time: Timestamp) -> ListenEvent {
         let time = max(time, lastReadTime ?? time)
         lastReadTime = time
-        return .targetChange(.noChange, targetIDs: [], resumeToken: time.resumeToken, readTime: time)
+        return .targetChange(.noChange, targetIDs: [], resumeTime: time, readTime: time)
     }
 }
 
 extension ListenSession.TargetState {
     /// Applies one commit to the target, recording in `outcome` the documents that entered or left it.
     mutating func apply(
-        _ outcome: inout ListenSession.CommitEffect, id: Int32, at commitTime: Timestamp,
+        _ outcome: inout ListenSession.CommitEffect, at commitTime: Timestamp,
         rerun: (ListenTarget) throws(FirestoreError) -> [Document]
     ) throws(FirestoreError) {
         guard commitTime > since else { return }
+        let id = target.id
         let changes = outcome.changes
         if target.isDecidedPerDocument {
             // Bound once: reading them in the loop would copy them for every change.
@@ -168,10 +181,10 @@ extension ListenSession.TargetState {
                 let key = outcome.keys[index]
                 if let after = change.after, plan?.matches(after) ?? true {
                     if matching.updateValue(after.updateTime, forKey: key) != after.updateTime {
-                        outcome.entered[index].append(id)
+                        outcome.moves.append((index, id, entered: true))
                     }
                 } else if matching.removeValue(forKey: key) != nil {
-                    outcome.left[index].append(id)
+                    outcome.moves.append((index, id, entered: false))
                 }
             }
             return
@@ -191,14 +204,15 @@ extension ListenSession.TargetState {
 }
 
 extension ListenSession {
-    /// What one commit does to the targets: per changed document (by its index in the commit), the targets
-    /// it entered and left, and the documents that entered or left a re-run target without changing.
+    /// What one commit does to the targets: the targets each changed document (by its index in the commit)
+    /// entered and left, and the documents that entered or left a re-run target without changing.
     struct CommitEffect {
         let changes: [(path: DocumentPath, before: Document?, after: Document?)]
         /// The changed paths, hashed once for every target.
         let keys: [HashedPath]
-        var entered: [[Int32]]
-        var left: [[Int32]]
+        /// Which changed document entered or left which target, in target order. One list for the whole
+        /// commit: a commit that reaches one target of a stream costs one small array.
+        var moves: [(index: Int, id: Int32, entered: Bool)] = []
         private var indices: [DocumentPath: Int]?
         private var enteredUnchanged: [DocumentPath: (document: Document, targets: [Int32])] = [:]
         private var leftUnchanged: [DocumentPath: [Int32]] = [:]
@@ -206,14 +220,12 @@ extension ListenSession {
         init(changes: [(path: DocumentPath, before: Document?, after: Document?)], keys: [HashedPath]?) {
             self.changes = changes
             self.keys = keys ?? changes.map { HashedPath($0.path) }
-            entered = Array(repeating: [], count: changes.count)
-            left = Array(repeating: [], count: changes.count)
         }
 
         /// `document` entered target `id` (re-run).
         mutating func enter(_ document: Document, _ id: Int32) {
             if let index = index(of: document.path) {
-                entered[index].append(id)
+                moves.append((index, id, entered: true))
             } else {
                 enteredUnchanged[document.path, default: (document, [])].targets.append(id)
             }
@@ -221,7 +233,11 @@ extension ListenSession {
 
         /// `path` left target `id` (re-run).
         mutating func leave(_ path: DocumentPath, _ id: Int32) {
-            if let index = index(of: path) { left[index].append(id) } else { leftUnchanged[path, default: []].append(id) }
+            if let index = index(of: path) {
+                moves.append((index, id, entered: false))
+            } else {
+                leftUnchanged[path, default: []].append(id)
+            }
         }
 
         private mutating func index(of path: DocumentPath) -> Int? {
@@ -232,19 +248,24 @@ extension ListenSession {
         }
 
         /// The document events, in document order: a change for a document that entered a target (listing
-        /// those it left), else a delete or a remove.
+        /// those it left), else a delete or a remove. Room is left for the snapshot that follows them.
         func events(at commitTime: Timestamp) -> [ListenEvent] {
+            if changes.count == 1, enteredUnchanged.isEmpty, leftUnchanged.isEmpty {
+                guard !moves.isEmpty else { return [] }
+                var events: [ListenEvent] = []
+                events.reserveCapacity(2)
+                events.append(event(for: 0, moves[...], at: commitTime))
+                return events
+            }
+            // Targets are applied in id order, so a document's moves are in id order once grouped.
+            let moves = moves.sorted { ($0.index, $0.id) < ($1.index, $1.id) }
             var events: [(path: DocumentPath, event: ListenEvent)] = []
-            for index in changes.indices {
-                let (path, _, after) = changes[index]
-                if let after, !entered[index].isEmpty {
-                    events.append((path, .documentChange(after, targetIDs: entered[index], removedTargetIDs: left[index])))
-                } else if !left[index].isEmpty {
-                    events.append(
-                        (path, after == nil
-                            ? .documentDelete(path, removedTargetIDs: left[index], readTime: commitTime)
-                            : .documentRemove(path, removedTargetIDs: left[index], readTime: commitTime)))
-                }
+            var start = moves.startIndex
+            while start < moves.endIndex {
+                let index = moves[start].index
+                let end = moves[start...].firstIndex { $0.index != index } ?? moves.endIndex
+                events.append((changes[index].path, event(for: index, moves[start..<end], at: commitTime)))
+                start = end
             }
             for (path, entry) in enteredUnchanged {
                 events.append(
@@ -253,8 +274,27 @@ extension ListenSession {
             for (path, ids) in leftUnchanged where enteredUnchanged[path] == nil {
                 events.append((path, .documentRemove(path, removedTargetIDs: ids, readTime: commitTime)))
             }
-            if events.count == 1 { return [events[0].event] }
-            return events.sorted { $0.path < $1.path }.map(\.event)
+            events.sort { $0.path < $1.path }
+            var ordered: [ListenEvent] = []
+            ordered.reserveCapacity(events.count + 1)
+            for (_, event) in events { ordered.append(event) }
+            return ordered
+        }
+
+        /// The event of changed document `index`, given its moves (at least one, in target order).
+        private func event(for index: Int, _ moves: ArraySlice<(index: Int, id: Int32, entered: Bool)>, at commitTime: Timestamp) -> ListenEvent {
+            var entered: [Int32] = []
+            var left: [Int32] = []
+            for move in moves {
+                if move.entered { entered.append(move.id) } else { left.append(move.id) }
+            }
+            let (path, _, after) = changes[index]
+            if let after, !entered.isEmpty {
+                return .documentChange(after, targetIDs: entered, removedTargetIDs: left)
+            }
+            return after == nil
+                ? .documentDelete(path, removedTargetIDs: left, readTime: commitTime)
+                : .documentRemove(path, removedTargetIDs: left, readTime: commitTime)
         }
     }
 }

@@ -79,7 +79,9 @@ enum ListenEvent: Sendable {
     }
 
     /// `target_change`; empty `targetIDs` with a `readTime` is a consistent snapshot of every target.
-    case targetChange(ChangeKind, targetIDs: [Int32], cause: FirestoreError? = nil, resumeToken: [UInt8]? = nil, readTime: Timestamp? = nil)
+    /// `resumeTime` is the time its resume token stands for (`Timestamp.resumeToken`): the event carries
+    /// the time, and the transport writes the token, so the snapshot every listener gets allocates nothing.
+    case targetChange(ChangeKind, targetIDs: [Int32], cause: FirestoreError? = nil, resumeTime: Timestamp? = nil, readTime: Timestamp? = nil)
     /// `document_change`: the document now matches `targetIDs` and no longer matches `removedTargetIDs`.
     case documentChange(Document, targetIDs: [Int32], removedTargetIDs: [Int32])
     /// `document_delete`: the document was deleted.
