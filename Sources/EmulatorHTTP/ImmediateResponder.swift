@@ -27,7 +27,7 @@ public struct ImmediateResponse: Sendable {
     /// A JSON answer with `charset=utf-8`, as Google's APIs send.
     public static func json(_ value: JSONValue, status: Int = 200) -> ImmediateResponse {
         ImmediateResponse(
-            status: status, contentType: "application/json; charset=utf-8", body: ByteBuffer(string: value.serialized()))
+            status: status, contentType: "application/json; charset=utf-8", body: ByteBuffer(bytes: value.serializedBytes()))
     }
 
     /// An error in Google's JSON error envelope.

@@ -59,6 +59,22 @@ import Testing
         #expect(try FirestoreValue(json: ["timestampValue": "2024-01-02T03:04:05.1Z"]) == .timestamp(seconds: 1_704_164_645, nanos: 100_000_000))
     }
 
+    @Test func timestampsAreWrittenWithTheDigitsTheirNanosecondsNeed() {
+        let cases: [(seconds: Int64, nanos: Int32, text: String)] = [
+            (0, 0, "1970-01-01T00:00:00Z"),
+            (-1, 999_999_999, "1969-12-31T23:59:59.999999999Z"),
+            (-62_135_596_800, 0, "0001-01-01T00:00:00Z"),
+            (253_402_300_799, 999_999_000, "9999-12-31T23:59:59.999999Z"),
+            (951_782_400, 500_000_000, "2000-02-29T00:00:00.500Z"),
+            (1_704_164_645, 1, "2024-01-02T03:04:05.000000001Z"),
+            (1_704_164_645, 120_000, "2024-01-02T03:04:05.000120Z"),
+        ]
+        for (seconds, nanos, text) in cases {
+            #expect(FirestoreValue.formatTimestamp(seconds: seconds, nanos: nanos) == text)
+            #expect(FirestoreValue.parseTimestamp(text).map { [$0.0, Int64($0.1)] } == [seconds, Int64(nanos)])
+        }
+    }
+
     @Test func invalidValuesAreInvalidArgument() {
         for bad: JSONValue in [
             [:], ["integerValue": "x"], ["stringValue": 1], ["fooValue": 1], ["booleanValue": true, "stringValue": "a"],

@@ -206,20 +206,65 @@ extension FirestoreValue {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        var text = ""
-        text.reserveCapacity(30)
-        text += padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2) + "T"
-        text += padded(secondOfDay / 3600, 2) + ":" + padded(secondOfDay / 60 % 60, 2) + ":" + padded(secondOfDay % 60, 2)
-        if nanos != 0 {
-            var fraction = padded(Int64(nanos), 9)
-            while fraction.hasSuffix("000") { fraction.removeLast(3) }
-            text += "." + fraction
+        // Written as ASCII bytes: every document's JSON has two of these, and building it from small strings
+        // cost more than the rest of a small document's JSON.
+        var fraction = Int64(nanos)
+        var fractionDigits = nanos == 0 ? 0 : 9
+        while fractionDigits > 0, fraction % 1000 == 0 {
+            fraction /= 1000
+            fractionDigits -= 3
         }
-        return text + "Z"
+        // The year's digits and sign, `-MM-DDTHH:MM:SS`, `.` and up to nine digits, `Z`.
+        return String(unsafeUninitializedCapacity: max(4, digitCount(year)) + 1 + 15 + 10 + 1) { bytes in
+            var at = 0
+            func put(_ value: Int64, _ width: Int) {
+                var value = value
+                if value < 0 {
+                    bytes[at] = UInt8(ascii: "-")
+                    at += 1
+                    value = -value
+                }
+                let digits = max(width, digitCount(value))
+                var index = at + digits - 1
+                for _ in 0..<digits {
+                    bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                    index -= 1
+                }
+                at += digits
+            }
+            func put(_ character: Unicode.Scalar) {
+                bytes[at] = UInt8(ascii: character)
+                at += 1
+            }
+            put(year, 4)
+            put("-")
+            put(month, 2)
+            put("-")
+            put(day, 2)
+            put("T")
+            put(secondOfDay / 3600, 2)
+            put(":")
+            put(secondOfDay / 60 % 60, 2)
+            put(":")
+            put(secondOfDay % 60, 2)
+            if fractionDigits > 0 {
+                put(".")
+                put(fraction, fractionDigits)
+            }
+            put("Z")
+            return at
+        }
     }
 
-    private static func padded(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    /// How many decimal digits `value`'s magnitude has.
+    private static func digitCount(_ value: Int64) -> Int {
+        var rest = value.magnitude
+        var count = 1
+        while rest >= 10 {
+            rest /= 10
+            count += 1
+        }
+        return count
     }
 }

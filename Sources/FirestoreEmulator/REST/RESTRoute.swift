@@ -41,8 +41,10 @@ enum RESTRoute: Equatable {
     /// The route of `method` on `path` (the raw, still percent-encoded path), `nil` if nothing is served
     /// there; malformed names are production's INVALID_ARGUMENT.
     init?(method: HTTPRequest.Method, path: String) throws(FirestoreError) {
-        let raw = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        let segments = raw.map { $0.percentDecoded ?? $0 }
+        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst().map {
+            let raw = String(Substring($0))
+            return raw.percentDecoded ?? raw
+        }
         switch segments.first {
         case "v1": self = try Self.v1(method, Array(segments.dropFirst()))
         case "emulator":
@@ -70,14 +72,22 @@ enum RESTRoute: Equatable {
         guard rest[0] == "documents" else {
             throw FirestoreError(.notFound, "Not found: /v1/\(segments.joined(separator: "/"))")
         }
-        let name = (segments[0..<4] + rest).joined(separator: "/")
-        let (database, path) = try DocumentPath.parse(resourceName: name)
+        var parts = Array(segments[0..<4]) + rest
+        if parts.contains(where: { $0.utf8.contains(UInt8(ascii: "/")) }) {
+            // A decoded `%2F` separates segments, as it does in the resource name the path spells.
+            parts = parts.joined(separator: "/").utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
+                String(Substring($0))
+            }
+        }
+        // The name is spelled out only for a message.
+        let name = { parts.joined(separator: "/") }
+        let (database, path) = try DocumentPath.parse(resourceParts: parts, name: name())
         if let custom {
             if let databaseMethod = DatabaseMethod(rawValue: custom) {
-                guard path.segments.isEmpty else { throw FirestoreError(.notFound, "Not found: \(name):\(custom)") }
+                guard path.segments.isEmpty else { throw FirestoreError(.notFound, "Not found: \(name()):\(custom)") }
                 return .database(database, databaseMethod)
             }
-            guard path.isParent, let parentMethod = ParentMethod(rawValue: custom) else { throw .invalidParent(name) }
+            guard path.isParent, let parentMethod = ParentMethod(rawValue: custom) else { throw .invalidParent(name()) }
             return .parent(database, path, parentMethod)
         }
         switch method {
@@ -89,11 +99,11 @@ enum RESTRoute: Equatable {
         case .delete where path.isDocument: return .deleteDocument(database, path)
         case .get, .patch, .delete, .post:
             if path.isCollection || path.segments.isEmpty {
-                throw FirestoreError(.invalidArgument, "Document name \"\(name)\" has an odd number of path segments: it names a collection, not a document.")
+                throw FirestoreError(.invalidArgument, "Document name \"\(name())\" has an odd number of path segments: it names a collection, not a document.")
             }
-            throw FirestoreError(.invalidArgument, "Collection name \"\(name)\" names a document, not a collection.")
+            throw FirestoreError(.invalidArgument, "Collection name \"\(name())\" names a document, not a collection.")
         default:
-            throw FirestoreError(.notFound, "Not found: \(method) /v1/\(name)")
+            throw FirestoreError(.notFound, "Not found: \(method) /v1/\(name())")
         }
     }
 

@@ -74,15 +74,21 @@ extension DocumentPath {
         let parts = name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
             String(Substring($0))
         }
+        return try parse(resourceParts: parts, name: name)
+    }
+
+    /// Parses a resource name already split at its slashes (`parts`, none containing one); `name`, the name
+    /// they spell, is built only for an error's message.
+    static func parse(resourceParts parts: [String], name: @autoclosure () -> String) throws(FirestoreError) -> (DatabaseName, DocumentPath) {
         guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases", parts[4] == "documents",
             !parts[1].isEmpty, !parts[3].isEmpty
         else {
-            throw FirestoreError(.invalidArgument, "Invalid resource name \"\(name)\": expected projects/{project}/databases/{database}/documents/...")
+            throw FirestoreError(.invalidArgument, "Invalid resource name \"\(name())\": expected projects/{project}/databases/{database}/documents/...")
         }
         let segments = Array(parts.dropFirst(5))
         for segment in segments { try validateID(segment) }
         guard segments.count <= maximumDepth else {
-            throw FirestoreError(.invalidArgument, "Document name \"\(name)\" has too many path segments (at most \(maximumDepth)).")
+            throw FirestoreError(.invalidArgument, "Document name \"\(name())\" has too many path segments (at most \(maximumDepth)).")
         }
         return (DatabaseName(project: parts[1], database: parts[3]), DocumentPath(segments: segments))
     }

@@ -16,17 +16,17 @@ extension Evaluator {
             }
             let values = try evaluateAll(arguments, scope, lexical: lexical)
             if let value = try builtin(namespace: nil, name, values) { return value }
-            throw RuleError("Function not found error: Name: [\(name)].")
+            throw RuleError(.functionNotFound, "Function not found error: Name: [\(name)].")
         case .member(let target, let name):
             if case .identifier(let namespace) = target.kind, scope.lookup(namespace) == nil {
                 let values = try evaluateAll(arguments, scope, lexical: lexical)
                 if let value = try builtin(namespace: namespace, name, values) { return value }
-                throw RuleError("Function not found error: Name: [\(namespace).\(name)].")
+                throw RuleError(.functionNotFound, "Function not found error: Name: [\(namespace).\(name)].")
             }
             let receiver = try evaluate(target, scope, lexical: lexical)
             return try Stdlib.method(receiver, name, try evaluateAll(arguments, scope, lexical: lexical))
         default:
-            throw RuleError("expression is not callable")
+            throw RuleError(.functionNotFound, "expression is not callable")
         }
     }
 
@@ -45,6 +45,7 @@ extension Evaluator {
         let declaration = function.declaration
         guard arguments.count == declaration.parameters.count else {
             throw RuleError(
+                .argumentCount,
                 "function \(declaration.name) takes \(declaration.parameters.count) arguments, got \(arguments.count)")
         }
         var inner = globals
@@ -52,11 +53,11 @@ extension Evaluator {
             inner.bind(name, try evaluate(argument, scope, lexical: lexical))
         }
         guard state.activeFunctions.count < Self.maximumCallDepth else {
-            throw RuleError("Maximum function call depth (\(Self.maximumCallDepth)) exceeded.")
+            throw RuleError(.callLimit, "Maximum function call depth (\(Self.maximumCallDepth)) exceeded.")
         }
         let identity = FunctionIdentity(scope: function.scope, name: declaration.name)
         guard !state.activeFunctions.contains(identity) else {
-            throw RuleError("Recursive call of function '\(declaration.name)': recursive and cyclical calls are not allowed.")
+            throw RuleError(.callLimit, "Recursive call of function '\(declaration.name)': recursive and cyclical calls are not allowed.")
         }
         state.activeFunctions.append(identity)
         defer { state.activeFunctions.removeLast() }
@@ -78,7 +79,7 @@ extension Evaluator {
         case (nil, "existsAfter") where program.service == .firestore:
             return .bool(try read(values, after: true) != nil)
         case (nil, "debug"):
-            guard values.count == 1 else { throw RuleError("debug takes 1 argument") }
+            guard values.count == 1 else { throw RuleError(.argumentCount, "debug takes 1 argument") }
             debug?(String(describing: values[0]))
             return values[0]
         default:
@@ -89,21 +90,21 @@ extension Evaluator {
     /// Reads a document for `get`/`exists` (and `...After`), counting it against the request's limit
     /// (the same document read twice counts once).
     private func read(_ values: [RuleValue], after: Bool) throws(RuleError) -> RuleValue? {
-        guard values.count == 1 else { throw RuleError("expected 1 argument, got \(values.count)") }
+        guard values.count == 1 else { throw RuleError(.argumentCount, "expected 1 argument, got \(values.count)") }
         let path: RulePath
         switch values[0] {
         case .path(let value): path = value
         case .string(let text): path = RulePath(text)
-        case let value: throw RuleError("get/exists need a path, got \(value.typeName)")
+        case let value: throw RuleError(.typeMismatch, "get/exists need a path, got \(value.typeName)")
         }
         guard path.segments.count >= 5, path.segments.count % 2 == 1, path.segments[0] == "databases",
             path.segments[2] == "documents"
         else {
-            throw RuleError("Path \(path) is not a document path (/databases/{database}/documents/{collection}/{id}...).")
+            throw RuleError(.documentAccess, "Path \(path) is not a document path (/databases/{database}/documents/{collection}/{id}...).")
         }
         if !state.documentsRead.contains(path) {
             guard state.documentsRead.count < accessLimit else {
-                throw RuleError("Exceeded maximum of \(accessLimit) document access calls per request.")
+                throw RuleError(.documentAccess, "Exceeded maximum of \(accessLimit) document access calls per request.")
             }
             state.documentsRead.append(path)
         }

@@ -44,7 +44,7 @@ struct Evaluator {
             var map: [String: RuleValue] = [:]
             for entry in entries {
                 guard case .string(let key) = try evaluate(entry.key, scope, lexical: lexical) else {
-                    throw RuleError("map keys must be strings")
+                    throw RuleError(.typeMismatch, "map keys must be strings")
                 }
                 map[key] = try evaluate(entry.value, scope, lexical: lexical)
             }
@@ -53,7 +53,7 @@ struct Evaluator {
             return .path(try path(segments, scope, lexical: lexical))
         case .identifier(let name):
             if let value = scope.lookup(name) { return value }
-            throw RuleError("Variable '\(name)' is not defined.")
+            throw RuleError(.undefinedVariable, "Variable '\(name)' is not defined.")
         case .member(let target, let name):
             return try member(try evaluate(target, scope, lexical: lexical), name)
         case .index(let target, let index):
@@ -79,7 +79,7 @@ struct Evaluator {
             switch try evaluate(condition, scope, lexical: lexical) {
             case .bool(true): return try evaluate(then, scope, lexical: lexical)
             case .bool(false): return try evaluate(otherwise, scope, lexical: lexical)
-            case let value: throw RuleError("ternary condition must be a bool, got \(value.typeName)")
+            case let value: throw RuleError(.typeMismatch, "ternary condition must be a bool, got \(value.typeName)")
             }
         case .isType(let operand, let type):
             return .bool(try evaluate(operand, scope, lexical: lexical).is(type))
@@ -99,14 +99,14 @@ struct Evaluator {
                 if value == decisive { return .bool(decisive) }
                 left = .success(value)
             case let value:
-                left = .failure(RuleError("\(isAnd ? "&&" : "||") operand must be a bool, got \(value.typeName)"))
+                left = .failure(RuleError(.typeMismatch, "\(isAnd ? "&&" : "||") operand must be a bool, got \(value.typeName)"))
             }
         } catch {
             left = .failure(error)
         }
         let right = try evaluate(rhs, scope, lexical: lexical)
         guard case .bool(let value) = right else {
-            throw RuleError("\(isAnd ? "&&" : "||") operand must be a bool, got \(right.typeName)")
+            throw RuleError(.typeMismatch, "\(isAnd ? "&&" : "||") operand must be a bool, got \(right.typeName)")
         }
         if value == decisive { return .bool(decisive) }
         switch left {
@@ -119,10 +119,10 @@ struct Evaluator {
     private func member(_ target: RuleValue, _ name: String) throws(RuleError) -> RuleValue {
         switch target {
         case .map(let map):
-            guard let value = map[name] else { throw RuleError("Property \(name) is undefined on object.") }
+            guard let value = map[name] else { throw RuleError(.undefinedProperty, "Property \(name) is undefined on object.") }
             return value
         case .null:
-            throw RuleError("Null value error. (accessing '\(name)')")
+            throw RuleError(.nullValue, "Null value error. (accessing '\(name)')")
         default:
             return try Stdlib.property(target, name)
         }
@@ -149,7 +149,7 @@ struct Evaluator {
                 case .string(let text): result.append(text)
                 case .int(let number): result.append(String(number))
                 case .path(let path): result.append(contentsOf: path.segments)
-                case let value: throw RuleError("cannot use a \(value.typeName) in a path")
+                case let value: throw RuleError(.typeMismatch, "cannot use a \(value.typeName) in a path")
                 }
             }
         }

@@ -8,7 +8,7 @@ public enum RulesExpression {
     ) -> Result<RuleValue, RuleError> {
         let parsed = Parser.parseExpression(text)
         guard let expression = parsed.expression, !parsed.diagnostics.contains(where: { $0.severity == .error }) else {
-            return .failure(RuleError(parsed.diagnostics.first?.description ?? "cannot parse expression"))
+            return .failure(RuleError(.syntax, parsed.diagnostics.first?.description ?? "cannot parse expression"))
         }
         let program = RuleProgram(
             version: .v2, service: service, matches: [], scopes: [RuleProgram.LexicalScope(parent: nil, functions: [:])],

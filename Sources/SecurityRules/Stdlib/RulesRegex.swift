@@ -33,7 +33,7 @@ struct RulesRegex: @unchecked Sendable {
 
     private static func build(_ pattern: String) -> Result<RulesRegex, RuleError> {
         if let unsupported = unsupportedSyntax(in: pattern) {
-            return .failure(RuleError("Invalid regular expression '\(pattern)': \(unsupported) is not supported (RE2 syntax)."))
+            return .failure(RuleError(.invalidArgument, "Invalid regular expression '\(pattern)': \(unsupported) is not supported (RE2 syntax)."))
         }
         do {
             let regex = try Regex(expandingShortProperties(pattern))
@@ -44,7 +44,7 @@ struct RulesRegex: @unchecked Sendable {
                 .wordBoundaryKind(.simple)
             return .success(RulesRegex(regex))
         } catch {
-            return .failure(RuleError("Invalid regular expression '\(pattern)': \(error)"))
+            return .failure(RuleError(.invalidArgument, "Invalid regular expression '\(pattern)': \(error)"))
         }
     }
 
@@ -100,15 +100,15 @@ struct RulesRegex: @unchecked Sendable {
             index += 1
             switch scalar {
             case "\\":
-                guard index < template.count else { throw RuleError("Invalid replacement '\(replacement)': trailing \\.") }
+                guard index < template.count else { throw RuleError(.invalidArgument, "Invalid replacement '\(replacement)': trailing \\.") }
                 result.append(template[index])
                 index += 1
             case "$" where index < template.count && template[index] == "{":
                 guard let close = template[index...].firstIndex(of: "}") else {
-                    throw RuleError("Invalid replacement '\(replacement)': unterminated group name.")
+                    throw RuleError(.invalidArgument, "Invalid replacement '\(replacement)': unterminated group name.")
                 }
                 let name = String(String.UnicodeScalarView(template[(index + 1)..<close]))
-                guard let group = groups[name] else { throw RuleError("Invalid replacement '\(replacement)': no group named '\(name)'.") }
+                guard let group = groups[name] else { throw RuleError(.invalidArgument, "Invalid replacement '\(replacement)': no group named '\(name)'.") }
                 result.append(contentsOf: text(group))
                 index = close + 1
             case "$":
@@ -116,7 +116,7 @@ struct RulesRegex: @unchecked Sendable {
                     index < template.count && ("0"..."9").contains(template[index]) ? Int(template[index].value) - 48 : nil
                 }
                 guard var number = digit(index) else {
-                    throw RuleError("Invalid replacement '\(replacement)': illegal group reference.")
+                    throw RuleError(.invalidArgument, "Invalid replacement '\(replacement)': illegal group reference.")
                 }
                 index += 1
                 // Further digits extend the number while it still names a group, as Java does.
@@ -124,7 +124,7 @@ struct RulesRegex: @unchecked Sendable {
                     number = number * 10 + next
                     index += 1
                 }
-                guard number < groups.count else { throw RuleError("Invalid replacement '\(replacement)': no group \(number).") }
+                guard number < groups.count else { throw RuleError(.invalidArgument, "Invalid replacement '\(replacement)': no group \(number).") }
                 result.append(contentsOf: text(groups[number]))
             default:
                 result.append(scalar)

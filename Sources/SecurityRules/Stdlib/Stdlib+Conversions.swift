@@ -13,7 +13,7 @@ extension Stdlib {
             case .int: return arguments[0]
             case .float(let value): return .int(try int(exactly: value.rounded(.towardZero)))
             case .string(let text):
-                guard let value = Int64(text) else { throw RuleError("Cannot convert '\(text)' to an int.") }
+                guard let value = Int64(text) else { throw RuleError(.invalidArgument, "Cannot convert '\(text)' to an int.") }
                 return .int(value)
             default: throw arguments.mismatch
             }
@@ -23,7 +23,7 @@ extension Stdlib {
             case .int(let value): return .float(Double(value))
             case .float: return arguments[0]
             case .string(let text):
-                guard let value = parseFloat(text) else { throw RuleError("Cannot convert '\(text)' to a float.") }
+                guard let value = parseFloat(text) else { throw RuleError(.invalidArgument, "Cannot convert '\(text)' to a float.") }
                 return .float(value)
             default: throw arguments.mismatch
             }
@@ -34,7 +34,7 @@ extension Stdlib {
             case .null, .bool, .int, .float, .path, .timestamp, .duration: return .string(arguments[0].description)
             case .bytes(let bytes):
                 guard let text = String(validating: bytes, as: UTF8.self) else {
-                    throw RuleError("Cannot convert bytes that are not UTF-8 to a string.")
+                    throw RuleError(.invalidArgument, "Cannot convert bytes that are not UTF-8 to a string.")
                 }
                 return .string(text)
             default: throw arguments.mismatch
@@ -45,7 +45,7 @@ extension Stdlib {
             case .bool: return arguments[0]
             case .string("true"): return .bool(true)
             case .string("false"): return .bool(false)
-            case .string(let text): throw RuleError("Cannot convert '\(text)' to a bool.")
+            case .string(let text): throw RuleError(.invalidArgument, "Cannot convert '\(text)' to a bool.")
             default: throw arguments.mismatch
             }
         },
@@ -79,7 +79,7 @@ extension Stdlib {
     /// An integral `value` as an int; NaN, ±∞ and values beyond the 64-bit range are errors.
     static func int(exactly value: Double) throws(RuleError) -> Int64 {
         guard let result = Int64(exactly: value) else {
-            throw RuleError("Cannot convert \(RuleValue.floatText(value)) to an int: out of range.")
+            throw RuleError(.outOfRange, "Cannot convert \(RuleValue.floatText(value)) to an int: out of range.")
         }
         return result
     }

@@ -30,7 +30,7 @@ extension Stdlib {
             let magnitude = try arguments.int(0)
             let unit = try arguments.string(1)
             guard let nanosPerUnit = RuleDuration.units[unit] else {
-                throw RuleError("Invalid duration unit '\(unit)'; expected one of w, d, h, m, s, ms, ns.")
+                throw RuleError(.invalidArgument, "Invalid duration unit '\(unit)'; expected one of w, d, h, m, s, ms, ns.")
             }
             let perSecond: Int64 = 1_000_000_000
             if nanosPerUnit < perSecond {
@@ -55,7 +55,7 @@ extension RuleDuration {
     ]
 
     /// The error for a duration outside the representable range.
-    static var outOfRange: RuleError { RuleError("duration out of range") }
+    static var outOfRange: RuleError { RuleError(.outOfRange, "duration out of range") }
 
     /// The duration of `seconds` plus `nanos` (any signs, any size), normalized so both parts share a
     /// sign; an error outside ±315,576,000,000 seconds.

@@ -23,7 +23,7 @@ extension Stdlib {
         "latlng.value": Function(2...2) { arguments throws(RuleError) in
             let (latitude, longitude) = (try arguments.number(0), try arguments.number(1))
             guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
-                throw RuleError("Invalid latlng: latitude must be in [-90, 90] and longitude in [-180, 180].")
+                throw RuleError(.invalidArgument, "Invalid latlng: latitude must be in [-90, 90] and longitude in [-180, 180].")
             }
             return .latlng(RuleLatLng(latitude: latitude, longitude: longitude))
         }

@@ -24,7 +24,7 @@ extension Stdlib {
             var parts: [String] = []
             for element in list {
                 guard case .string(let part) = element else {
-                    throw RuleError("join needs a list of strings, found \(element.typeName)")
+                    throw RuleError(.typeMismatch, "join needs a list of strings, found \(element.typeName)")
                 }
                 parts.append(part)
             }

@@ -84,10 +84,10 @@ extension Stdlib {
         case .multiply:
             result = a.multipliedReportingOverflow(by: b)
         case .divide:
-            guard b != 0 else { throw RuleError("division by zero") }
+            guard b != 0 else { throw RuleError(.outOfRange, "division by zero") }
             result = a.dividedReportingOverflow(by: b)
         default:
-            guard b != 0 else { throw RuleError("modulo by zero") }
+            guard b != 0 else { throw RuleError(.outOfRange, "modulo by zero") }
             result = a.remainderReportingOverflow(dividingBy: b)
         }
         guard !result.overflow else { throw integerOverflow }

@@ -15,7 +15,7 @@ extension Stdlib {
                 switch value {
                 case .string(let text): segments.append(text)
                 case .int(let number): segments.append(String(number))
-                default: throw RuleError("cannot bind a \(value.typeName) into a path")
+                default: throw RuleError(.typeMismatch, "cannot bind a \(value.typeName) into a path")
                 }
             }
             return .path(RulePath(segments: segments))

@@ -32,7 +32,7 @@ extension Stdlib {
         guard position >= 0, let index = scalars.index(scalars.startIndex, offsetBy: Int(position), limitedBy: scalars.endIndex),
             index != scalars.endIndex
         else {
-            throw RuleError("Index \(position) out of range for size \(scalars.count).")
+            throw RuleError(.outOfRange, "Index \(position) out of range for size \(scalars.count).")
         }
         return String(scalars[index])
     }

@@ -25,7 +25,7 @@ extension Stdlib {
             let (year, month, day) = (try arguments.int(0), try arguments.int(1), try arguments.int(2))
             guard (1...9999).contains(year), (1...12).contains(month),
                 (1...CivilTime.daysInMonth(year: year, month: month)).contains(day)
-            else { throw RuleError("Invalid date \(year)-\(month)-\(day).") }
+            else { throw RuleError(.invalidArgument, "Invalid date \(year)-\(month)-\(day).") }
             return .timestamp(RuleTimestamp(seconds: CivilTime.days(year: year, month: month, day: day) * 86_400))
         },
         "timestamp.value": Function(1...1) { arguments throws(RuleError) in
@@ -51,7 +51,7 @@ extension RuleTimestamp {
     /// `self`, or an error if it is outside the representable range.
     func checkedRange() throws(RuleError) -> RuleTimestamp {
         guard (Self.minimumSeconds...Self.maximumSeconds).contains(seconds) else {
-            throw RuleError("timestamp out of range")
+            throw RuleError(.outOfRange, "timestamp out of range")
         }
         return self
     }

@@ -33,7 +33,7 @@ enum Stdlib {
             guard int != .min else { throw integerOverflow }
             return .int(-int)
         case (.negate, .float(let float)): return .float(-float)
-        default: throw RuleError("no matching overload for operator '\(op.rawValue)' on \(value.typeName)")
+        default: throw RuleError(.typeMismatch, "no matching overload for operator '\(op.rawValue)' on \(value.typeName)")
         }
     }
 
@@ -44,11 +44,11 @@ enum Stdlib {
         case (.string(let string), .int(let position)): return .string(try character(of: string, at: position))
         case (.path(let path), .int(let position)):
             return .string(path.segments[try checkedIndex(position, count: path.segments.count)])
-        case (.path, .string(let name)): throw RuleError("Path has no binding named '\(name)'.")
+        case (.path, .string(let name)): throw RuleError(.undefinedProperty, "Path has no binding named '\(name)'.")
         case (.map(let map), .string(let key)):
-            guard let value = map[key] else { throw RuleError("Property \(key) is undefined on object.") }
+            guard let value = map[key] else { throw RuleError(.undefinedProperty, "Property \(key) is undefined on object.") }
             return value
-        default: throw RuleError("no matching overload for index of \(receiver.typeName) by \(index.typeName)")
+        default: throw RuleError(.typeMismatch, "no matching overload for index of \(receiver.typeName) by \(index.typeName)")
         }
     }
 
@@ -62,14 +62,14 @@ enum Stdlib {
             var result = String.UnicodeScalarView()
             result.append(contentsOf: scalars[try checkedRange(from, to, count: scalars.count)])
             return .string(String(result))
-        default: throw RuleError("no matching overload for range of \(receiver.typeName)")
+        default: throw RuleError(.typeMismatch, "no matching overload for range of \(receiver.typeName)")
         }
     }
 
     /// `receiver.name` when `receiver` is not a map (maps are looked up by the evaluator): no other type
     /// has properties, so this is always an error.
     static func property(_ receiver: RuleValue, _ name: String) throws(RuleError) -> RuleValue {
-        throw RuleError("Property \(name) is undefined on \(receiver.typeName).")
+        throw RuleError(.undefinedProperty, "Property \(name) is undefined on \(receiver.typeName).")
     }
 
     /// `receiver.name(arguments)`.
@@ -85,8 +85,8 @@ enum Stdlib {
         case .timestamp(let value): return try invoke(timestampMethods, value, receiver, name, arguments)
         case .duration(let value): return try invoke(durationMethods, value, receiver, name, arguments)
         case .latlng(let value): return try invoke(latLngMethods, value, receiver, name, arguments)
-        case .null: throw RuleError("Null value error. (calling '\(name)')")
-        case .bool, .int, .float: throw RuleError("no matching overload for '\(name)' on \(receiver.typeName)")
+        case .null: throw RuleError(.nullValue, "Null value error. (calling '\(name)')")
+        case .bool, .int, .float: throw RuleError(.typeMismatch, "no matching overload for '\(name)' on \(receiver.typeName)")
         }
     }
 
@@ -174,7 +174,7 @@ extension Stdlib {
         var mismatch: RuleError {
             let types = values.map(\.typeName).joined(separator: ", ")
             let on = receiverType.map { " on \($0)" } ?? ""
-            return RuleError("no matching overload for '\(name)'\(on)\(values.isEmpty ? "" : " with (\(types))")")
+            return RuleError(.typeMismatch, "no matching overload for '\(name)'\(on)\(values.isEmpty ? "" : " with (\(types))")")
         }
 
         /// Argument `index` as a string.
@@ -232,7 +232,7 @@ extension Stdlib {
         _ arguments: [RuleValue]
     ) throws(RuleError) -> RuleValue {
         guard let method = table[name] else {
-            throw RuleError("no matching overload for '\(name)' on \(receiver.typeName)")
+            throw RuleError(.typeMismatch, "no matching overload for '\(name)' on \(receiver.typeName)")
         }
         try checkArity(method.arity, name, arguments.count)
         return try method.call(value, Arguments(name: name, receiverType: receiver.typeName, values: arguments))
@@ -241,13 +241,13 @@ extension Stdlib {
     private static func checkArity(_ arity: ClosedRange<Int>, _ name: String, _ count: Int) throws(RuleError) {
         guard !arity.contains(count) else { return }
         let expected = arity.count == 1 ? "\(arity.lowerBound)" : "\(arity.lowerBound) to \(arity.upperBound)"
-        throw RuleError("'\(name)' takes \(expected) argument\(arity.upperBound == 1 ? "" : "s"), got \(count)")
+        throw RuleError(.argumentCount, "'\(name)' takes \(expected) argument\(arity.upperBound == 1 ? "" : "s"), got \(count)")
     }
 
     /// `position` as an array index into `count` elements; negative or past the end is an error.
     static func checkedIndex(_ position: Int64, count: Int) throws(RuleError) -> Int {
         guard position >= 0, position < count else {
-            throw RuleError("Index \(position) out of range for size \(count).")
+            throw RuleError(.outOfRange, "Index \(position) out of range for size \(count).")
         }
         return Int(position)
     }
@@ -259,22 +259,22 @@ extension Stdlib {
             switch value {
             case nil: return Int64(absent)
             case .int(let bound)?: return bound
-            case let value?: throw RuleError("range bounds must be ints, got \(value.typeName)")
+            case let value?: throw RuleError(.typeMismatch, "range bounds must be ints, got \(value.typeName)")
             }
         }
         let lower = try bound(from, 0)
         let upper = try bound(to, count)
         guard lower >= 0, lower <= upper, upper <= count else {
-            throw RuleError("Range [\(lower):\(upper)] out of range for size \(count).")
+            throw RuleError(.outOfRange, "Range [\(lower):\(upper)] out of range for size \(count).")
         }
         return Int(lower)..<Int(upper)
     }
 
     /// The error for an arithmetic result outside the 64-bit integer range.
-    static var integerOverflow: RuleError { RuleError("integer overflow") }
+    static var integerOverflow: RuleError { RuleError(.outOfRange, "integer overflow") }
 
     /// The error for an operator applied to operands it has no overload for.
     static func noOperator(_ op: BinaryOperator, _ lhs: RuleValue, _ rhs: RuleValue) -> RuleError {
-        RuleError("no matching overload for operator '\(op.rawValue)' on \(lhs.typeName) and \(rhs.typeName)")
+        RuleError(.typeMismatch, "no matching overload for operator '\(op.rawValue)' on \(lhs.typeName) and \(rhs.typeName)")
     }
 }

@@ -21,19 +21,6 @@ public enum RuleValue: Sendable {
     case mapDiff(MapDiff)
 }
 
-/// A runtime error; errors are values that flow through evaluation (`&&`/`||` may absorb them) and deny
-/// when they reach the top of a condition.
-public struct RuleError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What went wrong, for explanations and logs.
-    public var message: String
-
-    /// Creates an error.
-    public init(_ message: String) { self.message = message }
-
-    /// The message.
-    public var description: String { message }
-}
-
 extension RuleValue {
     /// The production type name (`int`, `float`, `string`, `map`, ...), as `is` and messages use it.
     public var typeName: String {
