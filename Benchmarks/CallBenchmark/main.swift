@@ -52,9 +52,18 @@ struct Options {
         phases?.contains("\(transport)/\(operation)") ?? true
     }
 
+    static let usage = """
+        usage: CallBenchmark [--calls 20000] [--connections 4] [--concurrency 4] [--only hearth|official] [--bin PATH]
+                             [--phases grpc/get,rest/set,...]
+        """
+
     init(_ arguments: [String]) {
         var rest = arguments.makeIterator()
         while let argument = rest.next() {
+            if argument == "--help" || argument == "-h" {
+                say(Self.usage)
+                exit(0)
+            }
             let value = rest.next() ?? ""
             switch argument {
             case "--calls": calls = Int(value) ?? calls
@@ -63,7 +72,9 @@ struct Options {
             case "--only": only = value
             case "--bin": binary = value
             case "--phases": phases = Set(value.split(separator: ",").map(String.init))
-            default: fatalError("unknown option \(argument); see the comment at the top of main.swift")
+            default:
+                FileHandle.standardError.write(Data("CallBenchmark: unknown option \(argument)\n\(Self.usage)\n".utf8))
+                exit(2)
             }
         }
     }
