@@ -263,7 +263,10 @@ extension ParserFuzzTests {
             }
             switch self {
             case .leaf(let name): return (name, 11)
-            case .unary(let op, let operand1): return (op + operand(operand1, needs: 9), 9)
+            case .unary(let op, let operand1):
+                // `--x` does not parse (no decrement operator): a second minus is spaced off.
+                let text = operand(operand1, needs: 9)
+                return (op + (op == "-" && text.hasPrefix("-") ? " " : "") + text, 9)
             case .binary(let op, let lhs, let rhs):
                 let level = Self.precedence[op]!
                 return ("\(operand(lhs, needs: level)) \(op) \(operand(rhs, needs: level + 1))", level)

@@ -13,7 +13,7 @@ struct StdlibMathTests {
         #expect(throws: RuleError.self) { try stdFunction("math.abs", .int(.min)) }
     }
 
-    @Test("ceil, floor, round return ints (rules.math examples)")
+    @Test("ceil and floor return floats, round an int (rules.math examples, types as the official engine answers)")
     func rounding() throws {
         let cases: [(String, Double, Int64)] = [
             ("math.ceil", 2.0, 2), ("math.ceil", 2.1, 3), ("math.ceil", 2.7, 3), ("math.ceil", -2.7, -2),
@@ -22,11 +22,12 @@ struct StdlibMathTests {
             ("math.round", -2.6, -3), ("math.round", 0.49999999999999994, 0),
         ]
         for (function, input, output) in cases {
-            #expect(try stdFunction(function, .float(input)) == .int(output), "\(function)(\(input))")
+            let expected: RuleValue = function == "math.round" ? .int(output) : .float(Double(output))
+            let result = try stdFunction(function, .float(input))
+            #expect(result == expected && result?.typeName == expected.typeName, "\(function)(\(input))")
         }
-        #expect(try stdFunction("math.floor", .int(5)) == .int(5))
-        #expect(throws: RuleError.self) { try stdFunction("math.ceil", .float(.nan)) }
-        #expect(throws: RuleError.self) { try stdFunction("math.floor", .float(.infinity)) }
+        #expect(try stdFunction("math.floor", .int(5))?.typeName == "float")
+        #expect(try stdFunction("math.ceil", .float(.infinity)) == .float(.infinity))
         #expect(throws: RuleError.self) { try stdFunction("math.round", .float(1e300)) }
     }
 
@@ -40,11 +41,9 @@ struct StdlibMathTests {
         #expect(try stdFunction("math.sqrt", .int(4))?.typeName == "float")
     }
 
-    @Test("isInfinite and isNaN (rules.math examples)")
+    @Test("isNaN (rules.math examples); isInfinite fails as in the official engine")
     func tests() throws {
-        #expect(try stdFunction("math.isInfinite", .float(.infinity)) == .bool(true))
-        #expect(try stdFunction("math.isInfinite", .float(-.infinity)) == .bool(true))
-        #expect(try stdFunction("math.isInfinite", .int(100)) == .bool(false))
+        #expect(try stdFunction("math.isInfinite", .float(.infinity)) == nil)
         #expect(try stdFunction("math.isNaN", .float(.nan)) == .bool(true))
         #expect(try stdFunction("math.isNaN", .int(100)) == .bool(false))
         let nan = try stdBinary(.float(0), .divide, .int(0))

@@ -18,10 +18,10 @@ struct StdlibStringTests {
         #expect(try stdMethod(.string("abc"), "size") == .int(3))
     }
 
-    @Test("size counts code points")
-    func sizeInCodePoints() throws {
+    @Test("size counts UTF-16 code units, as the official engine")
+    func sizeInCodeUnits() throws {
         #expect(try stdMethod(.string("€"), "size") == .int(1))
-        #expect(try stdMethod(.string("😀"), "size") == .int(1))
+        #expect(try stdMethod(.string("😀"), "size") == .int(2))
         #expect(try stdMethod(.string("e\u{301}"), "size") == .int(2))
     }
 
@@ -31,15 +31,17 @@ struct StdlibStringTests {
         #expect(try stdMethod(.string("€"), "toUtf8") == .bytes([0xE2, 0x82, 0xAC]))
     }
 
-    @Test("s[i] and s[i:j] (j exclusive)")
+    @Test("s[i] and s[i:j] (j exclusive) in UTF-16 code units")
     func indexAndRange() throws {
         let text = RuleValue.string("abcdef")
         #expect(try Stdlib.index(text, .int(0)) == .string("a"))
         #expect(try Stdlib.slice(text, .int(0), .int(3)) == .string("abc"))
         #expect(try Stdlib.slice(text, .int(2), nil) == .string("cdef"))
         #expect(try Stdlib.slice(text, nil, .int(2)) == .string("ab"))
-        #expect(try Stdlib.slice(text, .int(3), .int(3)) == .string(""))
+        #expect(throws: RuleError.self) { try Stdlib.slice(text, .int(3), .int(3)) }  // empty: an error
         #expect(try Stdlib.index(.string("a€b"), .int(1)) == .string("€"))
+        #expect(try Stdlib.index(.string("a😀b"), .int(3)) == .string("b"))
+        #expect(try Stdlib.slice(.string("😀x"), .int(0), .int(2)) == .string("😀"))
         #expect(throws: RuleError.self) { try Stdlib.index(text, .int(6)) }
         #expect(throws: RuleError.self) { try Stdlib.index(text, .int(-1)) }
         #expect(throws: RuleError.self) { try Stdlib.slice(text, .int(4), .int(2)) }

@@ -73,18 +73,20 @@ struct StdlibOperatorTests {
     }
 
     @Test("int overflow is an error")
-    func overflow() {
+    func overflow() throws {
         #expect(errorMessage { try stdBinary(.int(.max), .add, .int(1)) } == "integer overflow")
         #expect(errorMessage { try stdBinary(.int(.min), .subtract, .int(1)) } == "integer overflow")
         #expect(errorMessage { try stdBinary(.int(.max), .multiply, .int(2)) } == "integer overflow")
-        #expect(errorMessage { try stdBinary(.int(.min), .divide, .int(-1)) } == "integer overflow")
+        // The one quotient beyond the range wraps, as the official engine (Java's long) answers.
+        #expect(try stdBinary(.int(.min), .divide, .int(-1)) == .int(.min))
+        #expect(try stdBinary(.int(.min), .remainder, .int(-1)) == .int(0))
         #expect(errorMessage { try Stdlib.unary(.negate, .int(.min)) } == "integer overflow")
     }
 
-    @Test("+ concatenates strings and lists; other mixes are errors")
+    @Test("+ concatenates strings; lists and other mixes are errors (the official engine's answers)")
     func concatenation() throws {
         #expect(try stdBinary(.string("username"), .add, .string("@domain.com")) == .string("username@domain.com"))
-        #expect(try stdBinary(.list([.int(1)]), .add, .list([.int(2), .int(3)])) == .list([.int(1), .int(2), .int(3)]))
+        #expect(throws: RuleError.self) { try stdBinary(.list([.int(1)]), .add, .list([.int(2), .int(3)])) }
         #expect(errorMessage { try stdBinary(.string("a"), .add, .int(1)) }
             == "no matching overload for operator '+' on string and int")
         #expect(throws: RuleError.self) { try stdBinary(.bool(true), .add, .bool(true)) }
@@ -100,7 +102,7 @@ struct StdlibOperatorTests {
         #expect(try stdBinary(.float(.nan), .equal, .float(.nan)) == .bool(false))
     }
 
-    @Test("ordering: numbers, strings by code point, bytes, lists")
+    @Test("ordering: numbers, strings by code point, bytes; lists are an error (the official engine's answer)")
     func ordering() throws {
         #expect(try stdBinary(.int(1), .less, .float(2.5)) == .bool(true))
         #expect(try stdBinary(.float(2.0), .lessOrEqual, .int(2)) == .bool(true))
@@ -111,8 +113,7 @@ struct StdlibOperatorTests {
         #expect(try stdBinary(.string("z"), .less, .string("é")) == .bool(true))
         #expect(try stdBinary(.string("ab"), .greater, .string("a")) == .bool(true))
         #expect(try stdBinary(.bytes([0x01]), .less, .bytes([0xFF])) == .bool(true))
-        #expect(try stdBinary(.list([.int(1), .int(2)]), .less, .list([.int(1), .int(3)])) == .bool(true))
-        #expect(try stdBinary(.list([.int(1)]), .less, .list([.int(1), .int(0)])) == .bool(true))
+        #expect(throws: RuleError.self) { try stdBinary(.list([.int(1), .int(2)]), .less, .list([.int(1), .int(3)])) }
     }
 
     @Test("NaN is unordered: every comparison is false")
@@ -135,7 +136,10 @@ struct StdlibOperatorTests {
     func membership() throws {
         #expect(try stdBinary(.string("a"), .in, stringList("a", "b")) == .bool(true))
         #expect(try stdBinary(.string("c"), .in, stringList("a", "b")) == .bool(false))
-        #expect(try stdBinary(.float(1.0), .in, .list([.int(1)])) == .bool(true))
+        // A list holds identical elements, a set equal ones (the official engine's answers).
+        #expect(try stdBinary(.float(1.0), .in, .list([.int(1)])) == .bool(false))
+        #expect(try stdBinary(.float(1.0), .in, .set(RuleSet([.int(1)]))) == .bool(true))
+        #expect(throws: RuleError.self) { try stdBinary(.int(1), .in, .map(["1": .null])) }
         #expect(try stdBinary(.string("k"), .in, .map(["k": .null])) == .bool(true))
         #expect(try stdBinary(.string("v"), .in, .map(["k": .string("v")])) == .bool(false))
         #expect(try stdBinary(.string("a"), .in, stringSet("a", "b")) == .bool(true))
@@ -189,7 +193,7 @@ struct StdlibConversionTests {
         #expect(throws: RuleError.self) { try stdFunction("float", .null) }
     }
 
-    @Test("string(): booleans, ints, floats and null (rules.String)")
+    @Test("string(): booleans, ints, floats and null (rules.String); not bytes (the official engine fails it)")
     func toString() throws {
         #expect(try stdFunction("string", .bool(true)) == .string("true"))
         #expect(try stdFunction("string", .int(1)) == .string("1"))
@@ -197,8 +201,7 @@ struct StdlibConversionTests {
         #expect(try stdFunction("string", .null) == .string("null"))
         #expect(try stdFunction("string", .string("x")) == .string("x"))
         #expect(try stdFunction("string", .path(RulePath("/a/b"))) == .string("/a/b"))
-        #expect(try stdFunction("string", .bytes(Array("hé".utf8))) == .string("hé"))
-        #expect(throws: RuleError.self) { try stdFunction("string", .bytes([0xFF])) }
+        #expect(throws: RuleError.self) { try stdFunction("string", .bytes(Array("hé".utf8))) }
         #expect(throws: RuleError.self) { try stdFunction("string", .list([])) }
         #expect(throws: RuleError.self) { try stdFunction("string", .map([:])) }
     }
@@ -215,12 +218,9 @@ struct StdlibConversionTests {
         }
     }
 
-    @Test("bool(): 'true' and 'false' (rules.Boolean)")
+    @Test("there is no bool() (rules.Boolean documents one; the official engine fails every call)")
     func toBool() throws {
-        #expect(try stdFunction("bool", .string("true")) == .bool(true))
-        #expect(try stdFunction("bool", .string("false")) == .bool(false))
-        #expect(throws: RuleError.self) { try stdFunction("bool", .string("yes")) }
-        #expect(throws: RuleError.self) { try stdFunction("bool", .int(1)) }
+        #expect(try stdFunction("bool", .string("true")) == nil)
     }
 
     @Test("path(): from a string (rules.Path)")
@@ -235,9 +235,9 @@ struct StdlibTableTests {
     @Test("functionArities lists every global and namespaced function")
     func functionArities() {
         let expected: [String: ClosedRange<Int>] = [
-            "int": 1...1, "float": 1...1, "string": 1...1, "bool": 1...1, "path": 1...1,
+            "int": 1...1, "float": 1...1, "string": 1...1, "path": 1...1,
             "math.abs": 1...1, "math.ceil": 1...1, "math.floor": 1...1, "math.round": 1...1, "math.sqrt": 1...1,
-            "math.pow": 2...2, "math.isInfinite": 1...1, "math.isNaN": 1...1,
+            "math.pow": 2...2, "math.isNaN": 1...1,
             "timestamp.date": 3...3, "timestamp.value": 1...1,
             "duration.abs": 1...1, "duration.time": 4...4, "duration.value": 2...2,
             "latlng.value": 2...2,

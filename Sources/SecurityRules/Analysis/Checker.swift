@@ -152,6 +152,12 @@ struct Checker {
                 to.map(visit)
             case .call(let callee, let arguments):
                 checkCall(callee, arguments.count, names: names, lexical: lexical, fileName: fileName, at: node)
+                // A literal pattern of `matches` is compiled with the rules, as the official compiler does.
+                if case .member(_, "matches") = callee.kind, case .string(let pattern)? = arguments.first?.kind,
+                    (try? RulesRegex.compile(pattern)) == nil
+                {
+                    report(.error, "Invalid regular expression pattern. Pattern: \(pattern).", node)
+                }
                 if case .member(let target, _) = callee.kind, !isNamespace(target, names) { visit(target) }
                 arguments.forEach(visit)
             case .unary(_, let operand): visit(operand)

@@ -1,10 +1,10 @@
-/// The global conversion functions `int()`, `float()`, `string()`, `bool()` and `path()`.
+/// The global conversion functions `int()`, `float()`, `string()` and `path()`.
 ///
 /// rules.Integer: strings and floats convert to ints (`int("2") == 2`, `int(2.0) == 2`; a float truncates
 /// toward zero). rules.Float: strings and ints convert to floats. rules.String: booleans, ints, floats and
-/// null convert to strings (`string(2.0) == "2.0"`); so do paths (`/a/b`), and, as in CEL, UTF-8 bytes,
-/// timestamps and durations. rules.Boolean: `bool("true") == true`. rules.Path: `path("a/b")`.
-/// Anything else is an error.
+/// null convert to strings (`string(2.0) == "2.0"`); so do paths (`/a/b`), timestamps and durations.
+/// rules.Path: `path("a/b")`. Anything else is an error: bytes too, and there is no `bool()`, as in the
+/// official engine (both fail there, whatever the argument).
 extension Stdlib {
     /// The conversion functions.
     static let conversionFunctions: [String: Function] = [
@@ -32,20 +32,6 @@ extension Stdlib {
             switch arguments[0] {
             case .string: return arguments[0]
             case .null, .bool, .int, .float, .path, .timestamp, .duration: return .string(arguments[0].description)
-            case .bytes(let bytes):
-                guard let text = String(validating: bytes, as: UTF8.self) else {
-                    throw RuleError(.invalidArgument, "Cannot convert bytes that are not UTF-8 to a string.")
-                }
-                return .string(text)
-            default: throw arguments.mismatch
-            }
-        },
-        "bool": Function(1...1) { arguments throws(RuleError) in
-            switch arguments[0] {
-            case .bool: return arguments[0]
-            case .string("true"): return .bool(true)
-            case .string("false"): return .bool(false)
-            case .string(let text): throw RuleError(.invalidArgument, "Cannot convert '\(text)' to a bool.")
             default: throw arguments.mismatch
             }
         },

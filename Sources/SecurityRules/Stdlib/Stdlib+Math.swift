@@ -6,8 +6,9 @@ import Musl
 import Darwin
 #endif
 
-/// The `math` namespace (rules.math): `abs` keeps the argument's type, `ceil`, `floor` and `round` return
-/// ints, `pow` and `sqrt` return floats, `isInfinite` and `isNaN` test floats (an int is neither).
+/// The `math` namespace (rules.math), as the official engine evaluates it: `abs` keeps the argument's type,
+/// `ceil` and `floor` return floats (also of an int), `round` an int, `pow` and `sqrt` floats, `isNaN` tests
+/// a number. The official engine fails every call of `math.isInfinite`, so there is none here.
 extension Stdlib {
     /// The functions of rules.math.
     static let mathFunctions: [String: Function] = [
@@ -20,8 +21,8 @@ extension Stdlib {
             default: throw arguments.mismatch
             }
         },
-        "math.ceil": Function(1...1) { arguments throws(RuleError) in try integral(arguments) { $0.rounded(.up) } },
-        "math.floor": Function(1...1) { arguments throws(RuleError) in try integral(arguments) { $0.rounded(.down) } },
+        "math.ceil": Function(1...1) { arguments throws(RuleError) in .float(try arguments.number(0).rounded(.up)) },
+        "math.floor": Function(1...1) { arguments throws(RuleError) in .float(try arguments.number(0).rounded(.down)) },
         // Halves round up, as Java's Math.round: round(2.5) == 3, round(-2.5) == -2.
         "math.round": Function(1...1) { arguments throws(RuleError) in
             try integral(arguments) { value in
@@ -33,7 +34,6 @@ extension Stdlib {
         "math.pow": Function(2...2) { arguments throws(RuleError) in
             .float(pow(try arguments.number(0), try arguments.number(1)))
         },
-        "math.isInfinite": Function(1...1) { arguments throws(RuleError) in .bool(try arguments.number(0).isInfinite) },
         "math.isNaN": Function(1...1) { arguments throws(RuleError) in .bool(try arguments.number(0).isNaN) },
     ]
 

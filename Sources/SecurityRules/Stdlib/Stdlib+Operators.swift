@@ -1,12 +1,14 @@
 /// The infix operators: comparison, membership and arithmetic.
 ///
-/// Integers are signed 64-bit: `int op int` is an int, overflow is an error, `/` truncates toward zero and
-/// `%` takes the dividend's sign; an int meeting a float is widened to a float (rules.Integer). Floats are
-/// IEEE 754 doubles, so a float division by zero gives ±∞ or NaN (which `math.isInfinite` / `math.isNaN`
-/// exist to test) while an int division by zero is an error (CEL).
+/// Integers are signed 64-bit: `int op int` is an int, overflow of `+`, `-` and `*` is an error, `/`
+/// truncates toward zero and `%` takes the dividend's sign; the one quotient beyond the range, the smallest
+/// int over -1, wraps to itself (its remainder is 0), as the official engine (Java's long) answers. An int
+/// meeting a float is widened to a float (rules.Integer). Floats are IEEE 754 doubles, so a float division
+/// by zero gives ±∞ or NaN while an int division by zero is an error (CEL).
 extension Stdlib {
-    /// `<`, `<=`, `>`, `>=`: numbers across int/float, strings, bytes, timestamps, durations, and lists of
-    /// those; NaN is unordered (every comparison false); other types are an error.
+    /// `<`, `<=`, `>`, `>=`: numbers across int/float, strings, bytes, timestamps and durations; NaN is
+    /// unordered (every comparison false); other types, lists included, are an error (as in the official
+    /// engine).
     static func compare(_ op: BinaryOperator, _ lhs: RuleValue, _ rhs: RuleValue) throws(RuleError) -> Bool {
         switch lhs.ordering(comparedTo: rhs) {
         case .incomparable: throw noOperator(op, lhs, rhs)
@@ -17,19 +19,21 @@ extension Stdlib {
         }
     }
 
-    /// `element in container`: an element of a list or set, a key of a map.
+    /// `element in container`: an element of a list (an identical one: `1 in [1.0]` is false) or of a set
+    /// (an equal one), a key of a map (asking for anything but a string is an error).
     static func membership(_ element: RuleValue, in container: RuleValue) throws(RuleError) -> Bool {
         switch container {
-        case .list(let list): return list.contains(element)
+        case .list(let list): return list.contains { $0.isIdentical(to: element) }
         case .set(let set): return set.contains(element)
         case .map(let map):
-            guard case .string(let key) = element else { return false }
+            guard case .string(let key) = element else { throw noOperator(.in, element, container) }
             return map[key] != nil
         default: throw noOperator(.in, element, container)
         }
     }
 
-    /// `+`: numbers, string and list concatenation, timestamp/duration arithmetic.
+    /// `+`: numbers, string concatenation, timestamp/duration arithmetic. Lists do not add (the official
+    /// engine fails `list + list`; `concat` joins them).
     static func add(_ lhs: RuleValue, _ rhs: RuleValue) throws(RuleError) -> RuleValue {
         switch (lhs, rhs) {
         case (.int(let a), .int(let b)):
@@ -39,7 +43,6 @@ extension Stdlib {
         case (.int, .float), (.float, .int), (.float, .float):
             return .float(try floats(.add, lhs, rhs, +))
         case (.string(let a), .string(let b)): return .string(a + b)
-        case (.list(let a), .list(let b)): return .list(a + b)
         case (.timestamp(let time), .duration(let duration)), (.duration(let duration), .timestamp(let time)):
             return .timestamp(try time.adding(duration))
         case (.duration(let a), .duration(let b)):
@@ -85,10 +88,10 @@ extension Stdlib {
             result = a.multipliedReportingOverflow(by: b)
         case .divide:
             guard b != 0 else { throw RuleError(.outOfRange, "division by zero") }
-            result = a.dividedReportingOverflow(by: b)
+            return .int(a.dividedReportingOverflow(by: b).partialValue)
         default:
             guard b != 0 else { throw RuleError(.outOfRange, "modulo by zero") }
-            result = a.remainderReportingOverflow(dividingBy: b)
+            return .int(a.remainderReportingOverflow(dividingBy: b).partialValue)
         }
         guard !result.overflow else { throw integerOverflow }
         return .int(result.partialValue)

@@ -3,22 +3,17 @@ extension Stdlib {
     /// Methods of rules.Path.
     static let pathMethods: [String: Method<RulePath>] = [
         // bind(map): fills segments written as `$(name)` or `{name}` (as `path()` can produce them from
-        // text) with the map's string or int values; other segments stay as they are.
+        // text) with the map's values, which must all be strings (the official engine fails a map with any
+        // other value, used or not); other segments stay as they are.
         "bind": Method(1...1) { path, arguments throws(RuleError) in
-            let bindings = try arguments.map(0)
-            var segments: [String] = []
-            for segment in path.segments {
-                guard let name = bindingName(segment), let value = bindings[name] else {
-                    segments.append(segment)
-                    continue
+            var bindings: [String: String] = [:]
+            for (name, value) in try arguments.map(0) {
+                guard case .string(let text) = value else {
+                    throw RuleError(.typeMismatch, "cannot bind a \(value.typeName) into a path")
                 }
-                switch value {
-                case .string(let text): segments.append(text)
-                case .int(let number): segments.append(String(number))
-                default: throw RuleError(.typeMismatch, "cannot bind a \(value.typeName) into a path")
-                }
+                bindings[name] = text
             }
-            return .path(RulePath(segments: segments))
+            return .path(RulePath(segments: path.segments.map { segment in bindingName(segment).flatMap { bindings[$0] } ?? segment }))
         },
     ]
 

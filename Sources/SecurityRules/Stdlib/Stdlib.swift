@@ -25,7 +25,7 @@ enum Stdlib {
         }
     }
 
-    /// `!value` (booleans) and `-value` (numbers).
+    /// `!value` (booleans) and `-value` (numbers and durations).
     static func unary(_ op: UnaryOperator, _ value: RuleValue) throws(RuleError) -> RuleValue {
         switch (op, value) {
         case (.not, .bool(let bool)): return .bool(!bool)
@@ -33,6 +33,7 @@ enum Stdlib {
             guard int != .min else { throw integerOverflow }
             return .int(-int)
         case (.negate, .float(let float)): return .float(-float)
+        case (.negate, .duration(let duration)): return .duration(duration.negated)
         default: throw RuleError(.typeMismatch, "no matching overload for operator '\(op.rawValue)' on \(value.typeName)")
         }
     }
@@ -52,16 +53,15 @@ enum Stdlib {
         }
     }
 
-    /// `receiver[from:to]` on lists and strings; an absent bound is that end; `to` is exclusive.
+    /// `receiver[from:to]` on lists and strings (UTF-16 code units); an absent bound is that end; `to` is
+    /// exclusive.
     static func slice(_ receiver: RuleValue, _ from: RuleValue?, _ to: RuleValue?) throws(RuleError) -> RuleValue {
         switch receiver {
         case .list(let list):
             return .list(Array(list[try checkedRange(from, to, count: list.count)]))
         case .string(let string):
-            let scalars = Array(string.unicodeScalars)
-            var result = String.UnicodeScalarView()
-            result.append(contentsOf: scalars[try checkedRange(from, to, count: scalars.count)])
-            return .string(String(result))
+            let units = Array(string.utf16)
+            return .string(String(decoding: units[try checkedRange(from, to, count: units.count)], as: UTF16.self))
         default: throw RuleError(.typeMismatch, "no matching overload for range of \(receiver.typeName)")
         }
     }
@@ -253,7 +253,7 @@ extension Stdlib {
     }
 
     /// `[from:to]` as a range of `count` elements: absent bounds are the ends, both must be ints with
-    /// `0 <= from <= to <= count`.
+    /// `0 <= from < to <= count` (an empty range is an error, as in the official engine).
     private static func checkedRange(_ from: RuleValue?, _ to: RuleValue?, count: Int) throws(RuleError) -> Range<Int> {
         func bound(_ value: RuleValue?, _ absent: Int) throws(RuleError) -> Int64 {
             switch value {
@@ -264,7 +264,7 @@ extension Stdlib {
         }
         let lower = try bound(from, 0)
         let upper = try bound(to, count)
-        guard lower >= 0, lower <= upper, upper <= count else {
+        guard lower >= 0, lower < upper, upper <= count else {
             throw RuleError(.outOfRange, "Range [\(lower):\(upper)] out of range for size \(count).")
         }
         return Int(lower)..<Int(upper)

@@ -1,6 +1,7 @@
 /// Number, string and bytes literals, with CEL's lexical rules (the rules language's expressions are CEL's):
-/// decimal and `0x` hex integers, floats with a fraction and/or exponent (`1.5`, `.5`, `1e3`), strings in
-/// single or double quotes (or tripled, spanning lines), `r` raw and `b` bytes prefixes, and CEL's escapes.
+/// decimal and `0x` hex integers, floats with a fraction (`1.5`, `.5`; no exponent: the official parser
+/// refuses `1e3` with "Unexpected 'e3'."), strings in single or double quotes (or tripled, spanning lines),
+/// `r` raw and `b` bytes prefixes, and CEL's escapes.
 extension Lexer {
     /// An integer or float literal starting at the next byte (a digit, or a `.` followed by a digit).
     mutating func number(at start: SourceLocation) -> Token {
@@ -15,16 +16,19 @@ extension Lexer {
             bump()
             while peek(is: ByteClass.digit) { bump() }
         }
+        let text = String(decoding: bytes[begin..<offset], as: UTF8.self)
         if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
             let signed = peek(1) == UInt8(ascii: "+") || peek(1) == UInt8(ascii: "-")
             if peek(signed ? 2 : 1, is: ByteClass.digit) {
-                isFloat = true
+                let exponentStart = location
+                let exponentBegin = offset
                 bump()
                 if signed { bump() }
                 while peek(is: ByteClass.digit) { bump() }
+                let exponent = String(decoding: bytes[exponentBegin..<offset], as: UTF8.self)
+                error("Unexpected '\(exponent)'.", at: exponentStart)
             }
         }
-        let text = String(decoding: bytes[begin..<offset], as: UTF8.self)
         if isFloat {
             guard let value = Double(text), value.isFinite else {
                 error("float literal '\(text)' is out of range", at: start)

@@ -117,6 +117,12 @@ struct Lexer {
         case UInt8(ascii: "="): symbol = second == UInt8(ascii: "=") ? .equalEqual : .assign
         case UInt8(ascii: "<"): symbol = second == UInt8(ascii: "=") ? .lessOrEqual : .less
         case UInt8(ascii: ">"): symbol = second == UInt8(ascii: "=") ? .greaterOrEqual : .greater
+        case UInt8(ascii: "+") where second == byte, UInt8(ascii: "-") where second == byte:
+            // `++` and `--` are no operators (`- -1` is a double negation), as the official parser says.
+            error("Increment (++) and decrement (--) operators are not supported.", at: location)
+            bump()
+            bump()
+            return byte == UInt8(ascii: "+") ? .plus : .minus
         case UInt8(ascii: "&"), UInt8(ascii: "|"):
             let double: Symbol = byte == UInt8(ascii: "&") ? .andAnd : .orOr
             if second != byte {

@@ -9,9 +9,9 @@ extension RuleValue {
     }
 
     /// Production's ordering: numbers by value across int and float, strings by Unicode code point (the
-    /// same as UTF-8 byte order), bytes as unsigned bytes, timestamps and durations by time, lists
-    /// element-wise then by length. Booleans, null, maps, sets, paths and latlngs have no order
-    /// (rules.Boolean documents only `==` and `!=`).
+    /// same as UTF-8 byte order), bytes as unsigned bytes, timestamps and durations by time. Booleans,
+    /// null, lists, maps, sets, paths and latlngs have no order (rules.Boolean documents only `==` and
+    /// `!=`; the official engine fails `[1] < [2]`).
     func ordering(comparedTo other: RuleValue) -> Ordering {
         switch (self, other) {
         case (.int(let a), .int(let b)): return Self.order(a, b)
@@ -22,12 +22,6 @@ extension RuleValue {
         case (.bytes(let a), .bytes(let b)): return Self.order(a, b)
         case (.timestamp(let a), .timestamp(let b)): return Self.order(a, b)
         case (.duration(let a), .duration(let b)): return Self.order(a, b)
-        case (.list(let a), .list(let b)):
-            for (x, y) in zip(a, b) {
-                let ordering = x.ordering(comparedTo: y)
-                if ordering != .equal { return ordering }
-            }
-            return Self.order(a.count, b.count)
         default: return .incomparable
         }
     }

@@ -42,29 +42,40 @@ extension RuleValue {
         }
     }
 
-    /// Whether the value has type `type` (`number` is int or float).
+    /// Whether the value has type `type` (`number` is int or float). No value is a `set` to `is`, sets
+    /// included, as the official engine answers.
     public func `is`(_ type: TypeName) -> Bool {
         switch (type, self) {
         case (.number, .int), (.number, .float): return true
+        case (.set, _): return false
         default: return type.rawValue == typeName
         }
     }
 }
 
 extension RuleValue: Equatable {
-    /// Production equality: numbers by value across int/float (NaN is unequal to everything), containers
-    /// structurally, sets regardless of order; different types are unequal.
+    /// Production equality: numbers by value across int/float (NaN is unequal to everything); lists and
+    /// maps structurally with identical elements (`[1] == [1.0]` is false, as in the official engine);
+    /// sets by equal members regardless of order; different types are unequal.
     public static func == (lhs: RuleValue, rhs: RuleValue) -> Bool {
         switch (lhs, rhs) {
+        case (.int(let a), .float(let b)), (.float(let b), .int(let a)): return Double(a) == b
+        default: return lhs.isIdentical(to: rhs)
+        }
+    }
+
+    /// Equality inside lists and maps, and list membership: as `==`, but an int is never a float.
+    public func isIdentical(to other: RuleValue) -> Bool {
+        switch (self, other) {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
         case (.int(let a), .int(let b)): return a == b
         case (.float(let a), .float(let b)): return a == b
-        case (.int(let a), .float(let b)), (.float(let b), .int(let a)): return Double(a) == b
         case (.string(let a), .string(let b)): return a == b
         case (.bytes(let a), .bytes(let b)): return a == b
-        case (.list(let a), .list(let b)): return a == b
-        case (.map(let a), .map(let b)): return a == b
+        case (.list(let a), .list(let b)): return a.count == b.count && zip(a, b).allSatisfy { $0.isIdentical(to: $1) }
+        case (.map(let a), .map(let b)):
+            return a.count == b.count && a.allSatisfy { key, value in b[key].map(value.isIdentical) ?? false }
         case (.set(let a), .set(let b)): return a == b
         case (.path(let a), .path(let b)): return a == b
         case (.timestamp(let a), .timestamp(let b)): return a == b
