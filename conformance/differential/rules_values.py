@@ -8,19 +8,18 @@ document that the rules allow is NOT_FOUND, one they deny PERMISSION_DENIED. So 
 outcomes, `true` (first allowed), `false` (second allowed) or `error` (both denied: evaluation failed).
 A ruleset the emulator refuses to load makes the outcome `invalid`.
 
-`record_rules_values.py` asks Google's official emulator and stores its outcomes in
-`corpus/rules_values.json`; `test_rules_values.py` asks Hearth the same probes and compares.
+`record.py values` asks Google's official emulator and stores its outcomes in `corpus/rules_values.json`;
+`test_rules_values.py` asks Hearth the same probes and compares (differential.py has what they share).
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import itertools
 import random
-import threading
-from dataclasses import dataclass
 
 import requests
+
+from differential import Probe
 
 # Literal samples of every rules value type, as rules source.
 VALUES: dict[str, list[str]] = {
@@ -98,13 +97,6 @@ CANDIDATES = ["true", "false", "0", "1", "2", "3", "-1", "1.0", "1.5", "2.0", "-
               "[]", "[1]", "[1, 2]", "{}", "null", "9223372036854775807", "-9223372036854775807 - 1"]
 
 
-@dataclass(frozen=True)
-class Probe:
-    """One condition and its place in the corpus."""
-    id: int
-    condition: str
-
-
 def expressions(rng: random.Random) -> list[str]:
     """Every expression family, in a fixed order, with samples drawn from `rng`."""
     samples = [value for values in VALUES.values() for value in values]
@@ -175,13 +167,7 @@ def ruleset(batch: list[Probe]) -> str:
     return "\n".join(lines)
 
 
-def load(base: str, project: str, rules: str) -> requests.Response:
-    """PUTs `rules` for `project` on the emulator at `base`."""
-    body = {"rules": {"files": [{"name": "firestore.rules", "content": rules}]}}
-    return requests.put(f"{base}/emulator/v1/projects/{project}:securityRules", json=body, timeout=60)
-
-
-def outcome(base: str, project: str, probe: Probe, http: requests.Session) -> str:
+def ask(base: str, project: str, probe: Probe, http: requests.Session) -> str:
     """`true`, `false` or `error` (see the module's comment); an unexpected answer as `status <code>`."""
     root = f"{base}/v1/projects/{project}/databases/(default)/documents"
     answers = []
@@ -197,21 +183,3 @@ def outcome(base: str, project: str, probe: Probe, http: requests.Session) -> st
     if answers == [False, False]:
         return "error"
     return "both"
-
-
-def outcomes(base: str, project: str, batch: list[Probe], workers: int = 8) -> dict[int, str]:
-    """The outcome of every probe of `batch`, whose ruleset is loaded for `project`."""
-    local = threading.local()
-
-    def ask(probe: Probe) -> tuple[int, str]:
-        if not hasattr(local, "http"):
-            local.http = requests.Session()
-        return probe.id, outcome(base, project, probe, local.http)
-
-    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        return dict(pool.map(ask, batch))
-
-
-def batches(corpus: list[Probe], size: int = 400) -> list[list[Probe]]:
-    """`corpus` in batches of `size` probes, one ruleset and project each."""
-    return [corpus[start:start + size] for start in range(0, len(corpus), size)]

@@ -116,7 +116,7 @@ final class FirestoreRules: Sendable {
         let collection = query.parent.appending(query.collectionID)
         var queryInfo: [String: RuleValue] = [
             "limit": query.limit.map { .int(Int64($0)) } ?? .null,
-            "offset": query.offset > 0 ? .int(Int64(query.offset)) : .null,
+            "offset": .int(Int64(query.offset)),
         ]
         queryInfo["orderBy"] = .map(
             Dictionary(query.orderBy.map { ($0.field.description, .string($0.descending ? "DESC" : "ASC")) }) { a, _ in a })
