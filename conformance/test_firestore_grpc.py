@@ -1081,7 +1081,7 @@ service cloud.firestore {
 def assert_denied(error: pytest.ExceptionInfo) -> None:
     assert isinstance(error.value, exceptions.PermissionDenied), repr(error.value)
     assert error.value.grpc_status_code.name == "PERMISSION_DENIED"
-    assert error.value.message == PERMISSION_DENIED_MESSAGE
+    assert error.value.message.startswith(PERMISSION_DENIED_MESSAGE + "\n")
 
 
 def user_write(api, path: str, value: int):

@@ -545,7 +545,7 @@ service cloud.firestore {
         responses = session.until(lambda r: is_target_change(r, TargetChangeType.REMOVE, 5))
         removal = responses[-1].target_change
         assert removal.cause.code == 7, "PERMISSION_DENIED"
-        assert removal.cause.message == PERMISSION_DENIED_MESSAGE
+        assert removal.cause.message.startswith(PERMISSION_DENIED_MESSAGE + "\n")
         assert all(kind(r) == "target_change" for r in responses), "no secret document is sent"
         assert [entry[0] for entry in significant(responses)] in (["ADD", "REMOVE"], ["REMOVE"])
 

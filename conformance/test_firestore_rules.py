@@ -309,6 +309,47 @@ def test_owner_bypasses_rules(firestore_host):
     permission_denied(user.commit([update(user.name("c/e"), {"v": 1})]))
 
 
+EXPLAINED = """rules_version = '2';
+service cloud.firestore {
+  match /databases/{database}/documents {
+    match /closed/{doc} {
+      allow get: if false;
+    }
+    match /typed/{doc} {
+      allow create: if request.resource.data.n > 3 && request.resource.data.s is string;
+      allow update: if false;
+    }
+    match /signed/{doc} {
+      allow get: if request.auth.uid == 'x';
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("operation, detail", [
+    ("get closed", "false for 'get' @ L5"),
+    ("create typed", "Property s is undefined on object. for 'create' @ L8"),
+    ("update typed", "false for 'update' @ L9"),
+    ("get signed", "Null value error. for 'get' @ L12"),
+])
+def test_denial_says_which_rule_said_no(firestore_host, operation, detail):
+    """After production's message, on the next line, what the official emulator says of each statement
+    that applied, in its words (asked the same rules and requests, it says the same for these; it lists
+    some statements twice, and for the update the create statement too, which Hearth does not)."""
+    admin = with_rules(firestore_host, EXPLAINED)
+    admin.set("typed/old", {"n": 1})
+    user = admin.with_token(None)
+    requests_by_operation = {
+        "get closed": lambda: user.get("closed/x"),
+        "create typed": lambda: user.commit([update(user.name("typed/new"), {"n": 5}, exists=False)]),
+        "update typed": lambda: user.commit([update(user.name("typed/old"), {"n": 5})]),
+        "get signed": lambda: user.get("signed/x"),
+    }
+    error = permission_denied(requests_by_operation[operation]())
+    assert error["message"] == "Missing or insufficient permissions.\n" + detail
+
+
 def test_project_without_rules_is_open(firestore_host):
     anyone = Firestore(firestore_host, new_project(), token=None)
     ok(anyone.commit([update(anyone.name("open/d"), {"v": 1})]))

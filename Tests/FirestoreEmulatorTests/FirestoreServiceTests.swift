@@ -91,7 +91,8 @@ import Testing
         let denied = #expect(throws: FirestoreError.self) {
             try service.getDocument(GetDocumentRequest(database: database, path: path("rooms/a")), user)
         }
-        #expect(denied == .permissionDenied)
+        #expect(denied == .permissionDenied(because: "false for 'get' @ L2"))
+        #expect(denied?.message == "Missing or insufficient permissions.\nfalse for 'get' @ L2")
         #expect(throws: FirestoreError.self) {
             try service.listCollectionIDs(
                 ListCollectionIDsRequest(database: database, parent: DocumentPath(segments: []), pageSize: 10), user)

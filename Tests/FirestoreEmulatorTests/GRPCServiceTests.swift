@@ -596,7 +596,8 @@ func expectStatus<Result>(
         Issue.record("expected \(code), got a result", sourceLocation: sourceLocation)
     } catch let error as RPCError {
         #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        if let message { #expect(error.message == message, sourceLocation: sourceLocation) }
+        // A rules denial goes on with why, on the next line.
+        if let message { #expect(error.message == message || error.message.hasPrefix(message + "\n"), "\(error.message)", sourceLocation: sourceLocation) }
     } catch {
         Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
     }

@@ -266,7 +266,7 @@ struct StdlibTableTests {
         #expect(errorMessage { try stdMethod(.string("a"), "size", .int(1)) } == "'size' takes 0 arguments, got 1")
         #expect(errorMessage { try stdMethod(.string("a"), "matches", .int(1)) }
             == "no matching overload for 'matches' on string with (int)")
-        #expect(errorMessage { try stdMethod(.null, "size") } == "Null value error. (calling 'size')")
+        #expect(errorMessage { try stdMethod(.null, "size") } == "Null value error.")
         #expect(errorMessage { try stdFunction("math.abs", .string("x")) } == "no matching overload for 'math.abs' with (string)")
         #expect(try stdFunction("math.cube", .int(1)) == nil)
         #expect(try stdFunction("nope") == nil)

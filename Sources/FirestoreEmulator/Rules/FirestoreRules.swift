@@ -179,7 +179,7 @@ final class FirestoreRules: Sendable {
         let decision = ruleset.evaluate(request, data: ViewRulesData(view: view), accessLimit: accessLimit)
         guard decision.allowed else {
             logger.debug("firestore: \(request.method.rawValue) \(request.path) denied: \(decision.explanation)")
-            throw FirestoreError.permissionDenied
+            throw FirestoreError.permissionDenied(because: decision.denial(for: request.method))
         }
     }
 }

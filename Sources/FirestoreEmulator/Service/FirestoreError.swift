@@ -24,6 +24,12 @@ struct FirestoreError: Error, Sendable, Equatable {
     /// `PERMISSION_DENIED` for a request the security rules deny.
     static let permissionDenied = FirestoreError(.permissionDenied, "Missing or insufficient permissions.")
 
+    /// A rules denial: production's message, then on the next line why, in the official emulator's words
+    /// (`false for 'get' @ L5`), so a developer sees which rule said no.
+    static func permissionDenied(because detail: String) -> FirestoreError {
+        detail.isEmpty ? permissionDenied : FirestoreError(.permissionDenied, permissionDenied.message + "\n" + detail)
+    }
+
     /// `INVALID_ARGUMENT` for a parent that is neither the documents root nor a document.
     static func invalidParent(_ name: String) -> FirestoreError {
         FirestoreError(.invalidArgument, "Invalid parent \"\(name)\": a query parent is the documents root or a document.")

@@ -122,7 +122,7 @@ struct Evaluator {
             guard let value = map[name] else { throw RuleError(.undefinedProperty, "Property \(name) is undefined on object.") }
             return value
         case .null:
-            throw RuleError(.nullValue, "Null value error. (accessing '\(name)')")
+            throw RuleError(.nullValue, "Null value error.")
         default:
             return try Stdlib.property(target, name)
         }

@@ -11,6 +11,20 @@ public struct RulesDecision: Sendable {
         self.outcomes = outcomes
     }
 
+    /// Why a `method` request was denied, as the official emulator words it after its message: each
+    /// statement that applied, `false for 'update' @ L12` or `Null value error. for 'update' @ L12`,
+    /// separated by `, `; empty when no statement applied.
+    public func denial(for method: RuleMethod) -> String {
+        outcomes.compactMap { outcome -> String? in
+            let at = "for '\(method.rawValue)' @ L\(outcome.location.line)"
+            switch outcome.result {
+            case .allowed: return nil
+            case .denied: return "false \(at)"
+            case .error(let error): return "\(error.message) \(at)"
+            }
+        }.joined(separator: ", ")
+    }
+
     /// One line per considered statement, e.g. `firestore.rules:7:7 allow read: false` — for logs and users.
     public var explanation: String {
         guard !outcomes.isEmpty else { return "no allow statement matches this path and method" }

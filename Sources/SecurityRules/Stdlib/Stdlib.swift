@@ -85,7 +85,7 @@ enum Stdlib {
         case .timestamp(let value): return try invoke(timestampMethods, value, receiver, name, arguments)
         case .duration(let value): return try invoke(durationMethods, value, receiver, name, arguments)
         case .latlng(let value): return try invoke(latLngMethods, value, receiver, name, arguments)
-        case .null: throw RuleError(.nullValue, "Null value error. (calling '\(name)')")
+        case .null: throw RuleError(.nullValue, "Null value error.")
         case .bool, .int, .float: throw RuleError(.typeMismatch, "no matching overload for '\(name)' on \(receiver.typeName)")
         }
     }
