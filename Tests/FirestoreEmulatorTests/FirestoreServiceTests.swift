@@ -102,6 +102,32 @@ import Testing
         }
     }
 
+    /// A list rule holds for every document a range filter admits, as the official engine proves it
+    /// (conformance/differential/corpus/rules_queries.json has its answers): `age > 18` by `age > 19`, not by
+    /// `age > 17` (17.5 is admitted), and not in forms the official engine does not prove.
+    @Test(arguments: [
+        ("resource.data.age > 18", FieldOperator.greaterThan, FirestoreValue.integer(19), true),
+        ("resource.data.age > 18", .greaterThan, .integer(17), false),
+        ("resource.data.age >= 18", .greaterThan, .integer(17), false),
+        ("resource.data.age > 18", .greaterThan, .double(18.5), false),
+        ("resource.data.age >= 18.5", .greaterThan, .integer(19), true),
+        ("resource.data.age > 18 && resource.data.age < 30", .lessThan, .integer(29), false),
+        ("!(resource.data.age < 18)", .greaterThan, .integer(19), false),
+        ("resource.data.age is int", .greaterThan, .integer(19), false),
+        ("resource.data.age + 1 > 19", .greaterThan, .integer(19), false),
+        ("resource.data.age != 18", .notEqual, .integer(18), true),
+    ])
+    func listRulesHoldForEveryValueARangeAdmits(rule: String, op: FieldOperator, bound: FirestoreValue, allowed: Bool) throws {
+        _ = service.rules.setRules(
+            [RulesSource(fileName: "firestore.rules", text: "rules_version = '2';\nservice cloud.firestore { match /databases/{d}/documents { match /people/{p} { allow list: if \(rule); } } }")],
+            project: database.project)
+        var query = StructuredQuery(parent: DocumentPath(segments: []), collectionID: "people")
+        query.filter = .field(FieldPath(segments: ["age"]), op, bound)
+        let user = CallContext(credential: Credential(authorizationHeader: nil), now: admin.now)
+        let result = Result { () throws(FirestoreError) in try service.runQuery(RunQueryRequest(database: database, query: query), user) }
+        #expect(((try? result.get()) != nil) == allowed, "\(rule) under age \(op.rawValue) \(bound)")
+    }
+
     @Test func theWriteStreamShakesHandsThenCommits() async throws {
         let name = database.description
         let writes: @Sendable (DatabaseName) throws(FirestoreError) -> [Write] = { database in

@@ -25,6 +25,12 @@ RULES = [
     "!(resource.data.f < 18)", "resource.data.f >= 18.5", "resource.data.f is int", "resource.data.f is number",
     "resource.data.g == 1", "resource.data.s >= 'm'", "resource.data.s == 'a'", "resource.data.s in ['a', 'b']",
     "resource.data.s != 'a'", "resource.data.f == 18 && resource.data.s == 'a'",
+    "resource.data.f in [18, 19, 20]", "resource.data.f > 18 && resource.data.g == 1", "big(resource.data.f)",
+    "resource.data.s.size() > 0", "resource.data.s.matches('[a-z]+')", "resource.data.f + 1 > 19",
+    "resource.data.f == resource.data.f", "resource.data.f > 18 ? true : false", "resource.data.f > -5",
+    "resource.data.s > ''", "'x' != resource.data.s", "18 < resource.data.f", "resource.data.f >= 18.0",
+    "resource.data.t > timestamp.value(0)", "resource.data.t < timestamp.value(1700000000000)",
+    "resource.data.f > 18 || resource.data.s == 'a'", "request.auth == null && resource.data.f > 18",
 ]
 
 NUMBERS = [17, 17.5, 18, 18.5, 19, 29, 30, 31]
@@ -64,6 +70,9 @@ def filters() -> list[dict | None]:
         out += [array("f", "IN", values), array("f", "NOT_IN", values)]
     for values in (["a"], ["a", "b"], ["m", "z"]):
         out += [array("s", "IN", values), array("s", "NOT_IN", values)]
+    out += [{"fieldFilter": {"field": {"fieldPath": "t"}, "op": op, "value": {"timestampValue": "2020-01-01T00:00:00Z"}}}
+            for op in ("GREATER_THAN", "LESS_THAN")]
+    out += [field("f", "GREATER_THAN", 18.0), field("f", "GREATER_THAN_OR_EQUAL", 18.0)]
     out += [
         composite("AND", field("f", "GREATER_THAN", 18), field("f", "LESS_THAN", 30)),
         composite("AND", field("f", "GREATER_THAN_OR_EQUAL", 19), field("f", "LESS_THAN_OR_EQUAL", 29)),
@@ -89,7 +98,8 @@ def probes(seed: int = 19) -> list[Probe]:
 
 def ruleset(batch: list[Probe]) -> str:
     """Rules that give each probe of `batch` its own collection `q<id>`, listable when its condition holds."""
-    lines = ["rules_version = '2';", "service cloud.firestore {", "  match /databases/{database}/documents {"]
+    lines = ["rules_version = '2';", "service cloud.firestore {", "  function big(x) { return x > 18; }",
+             "  match /databases/{database}/documents {"]
     for probe in batch:
         lines.append(f"    match /q{probe.id}/{{doc}} {{ allow list: if {probe.condition}; }}")
     lines += ["  }", "}", ""]

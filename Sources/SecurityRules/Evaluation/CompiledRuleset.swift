@@ -8,12 +8,47 @@ public final class CompiledRuleset: Sendable {
     public let warnings: [Diagnostic]
     /// Coverage counts of every expression, when recording is on.
     public let coverage: RulesCoverage?
+    /// Every int, float and string literal of the rules (and each number's negation), once: the values
+    /// where a condition comparing a field with constants can change its answer. A list rule is proven for
+    /// a query's range of values at these and their neighbours.
+    public let literals: [RuleValue]
 
     init(program: RuleProgram, sources: [RulesSource], warnings: [Diagnostic], recordCoverage: Bool) {
         self.program = program
         self.sources = sources
         self.warnings = warnings
         self.coverage = recordCoverage ? RulesCoverage() : nil
+        self.literals = Self.literals(of: program)
+    }
+
+    private static func literals(of program: RuleProgram) -> [RuleValue] {
+        var ints: Set<Int64> = []
+        var floats: Set<UInt64> = []
+        var strings: Set<String> = []
+        func visit(_ expression: Expression) {
+            switch expression.kind {
+            case .int(let value):
+                ints.insert(value)
+                if value != .min { ints.insert(-value) }
+            case .float(let value):
+                floats.insert(value.bitPattern)
+                floats.insert((-value).bitPattern)
+            case .string(let value): strings.insert(value)
+            default: break
+            }
+            expression.kind.children.forEach(visit)
+        }
+        func visit(_ match: RuleProgram.Match) {
+            for allow in match.allows { allow.condition.map(visit) }
+            match.children.forEach(visit)
+        }
+        program.matches.forEach(visit)
+        for function in program.functions {
+            function.declaration.bindings.forEach { visit($0.value) }
+            visit(function.declaration.body)
+        }
+        return ints.sorted().map(RuleValue.int) + floats.map(Double.init(bitPattern:)).sorted().map(RuleValue.float)
+            + strings.sorted().map(RuleValue.string)
     }
 
     /// The service the rules are for.
@@ -37,7 +72,7 @@ public final class CompiledRuleset: Sendable {
             for (name, value) in candidate.bindings { globals.bind(name, value) }
             let evaluator = Evaluator(
                 program: program, globals: globals, data: data, coverage: coverage, accessLimit: accessLimit,
-                debug: debug, state: state)
+                debug: debug, state: state, proof: request.proof)
             for allow in candidate.match.allows where allow.methods.contains(request.method) {
                 let result = outcome(of: allow, evaluator: evaluator, lexical: candidate.match.scope)
                 if result == .allowed { allowed = true }

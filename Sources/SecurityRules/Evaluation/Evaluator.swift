@@ -13,6 +13,8 @@ struct Evaluator {
     let debug: (@Sendable (String) -> Void)?
     /// Mutable per-decision state (document reads, call depth).
     let state: EvaluationState
+    /// Set when deciding a list for a sample of a query's documents (`RulesProof`).
+    var proof: RulesProof? = nil
 
     /// Evaluates `expression` with `scope` in lexical scope `lexical`, recording coverage if asked.
     func evaluate(_ expression: Expression, _ scope: Scope, lexical: Int) throws(RuleError) -> RuleValue {
@@ -65,16 +67,21 @@ struct Evaluator {
             let upper = try to.map { (bound: Expression) throws(RuleError) in try evaluate(bound, scope, lexical: lexical) }
             return try Stdlib.slice(receiver, lower, upper)
         case .call(let callee, let arguments):
+            if proof != nil, case .member(let receiver, _) = callee.kind, Self.readsResource(receiver) { throw Self.unproven }
             return try call(callee, arguments, scope, lexical: lexical)
         case .unary(let op, let operand):
+            if proof != nil, op == .not, Self.readsResource(operand) { throw Self.unproven }
             return try Stdlib.unary(op, try evaluate(operand, scope, lexical: lexical))
         case .binary(.and, let lhs, let rhs):
             return try logical(isAnd: true, lhs, rhs, scope, lexical: lexical)
         case .binary(.or, let lhs, let rhs):
             return try logical(isAnd: false, lhs, rhs, scope, lexical: lexical)
         case .binary(let op, let lhs, let rhs):
+            if proof != nil, !Self.isProvable(op, lhs, rhs) { throw Self.unproven }
             let left = try evaluate(lhs, scope, lexical: lexical)
-            return try Stdlib.binary(op, left, try evaluate(rhs, scope, lexical: lexical))
+            let right = try evaluate(rhs, scope, lexical: lexical)
+            if proof?.strictNumbers == true, Self.mixesNumbers(left, right) { throw Self.unproven }
+            return try Stdlib.binary(op, left, right)
         case .ternary(let condition, let then, let otherwise):
             switch try evaluate(condition, scope, lexical: lexical) {
             case .bool(true): return try evaluate(then, scope, lexical: lexical)
@@ -82,7 +89,47 @@ struct Evaluator {
             case let value: throw RuleError(.typeMismatch, "ternary condition must be a bool, got \(value.typeName)")
             }
         case .isType(let operand, let type):
+            if proof != nil, Self.readsResource(operand) { throw Self.unproven }
             return .bool(try evaluate(operand, scope, lexical: lexical).is(type))
+        }
+    }
+
+    /// What a condition the official engine cannot prove for every document of a query gives.
+    static let unproven = RuleError(.typeMismatch, "Unsupported operation error. The condition cannot be proven for every document the query admits.")
+
+    /// Whether `expression` reads `resource` or calls a function (which might).
+    static func readsResource(_ expression: Expression) -> Bool {
+        switch expression.kind {
+        case .identifier("resource"), .call: return true
+        default: return expression.kind.children.contains(where: readsResource)
+        }
+    }
+
+    /// Whether the official engine can prove `lhs op rhs` for every document a query admits: an operation
+    /// that does not read `resource`, or a comparison of a field of it (`resource.data.f`) with something
+    /// that does not (arithmetic on a field, a method of it, two fields compared: not).
+    private static func isProvable(_ op: BinaryOperator, _ lhs: Expression, _ rhs: Expression) -> Bool {
+        let (left, right) = (readsResource(lhs), readsResource(rhs))
+        guard left || right else { return true }
+        guard left != right, [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .in].contains(op) else { return false }
+        return isField(left ? lhs : rhs)
+    }
+
+    /// `resource` followed by members and constant indexes: `resource.data.f`, `resource.data['f']`.
+    private static func isField(_ expression: Expression) -> Bool {
+        switch expression.kind {
+        case .identifier("resource"): return true
+        case .member(let target, _): return isField(target)
+        case .index(let target, let index): return !readsResource(index) && isField(target)
+        default: return false
+        }
+    }
+
+    /// An int and a float.
+    private static func mixesNumbers(_ lhs: RuleValue, _ rhs: RuleValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.int, .float), (.float, .int): return true
+        default: return false
         }
     }
 

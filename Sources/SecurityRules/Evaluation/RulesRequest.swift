@@ -19,14 +19,36 @@ public struct RulesRequest: Sendable {
     public var request: RuleValue
     /// The `resource` variable (the existing document or object, or `null`).
     public var resource: RuleValue
+    /// Set when `resource` is one sample of the documents a query admits: the rules must hold for all of
+    /// them, which the official engine proves for a narrower set of conditions than evaluating would allow.
+    public var proof: RulesProof?
 
     /// Creates a request.
-    public init(service: RulesService, path: RulePath, method: RuleMethod, request: RuleValue, resource: RuleValue) {
+    public init(
+        service: RulesService, path: RulePath, method: RuleMethod, request: RuleValue, resource: RuleValue,
+        proof: RulesProof? = nil
+    ) {
         self.service = service
         self.path = path
         self.method = method
         self.request = request
         self.resource = resource
+        self.proof = proof
+    }
+}
+
+/// How a list rule is held to every document a query admits when `resource` stands for them through
+/// samples of a range of field values, as the official engine decides it: a condition holds only if it is
+/// made of comparisons of the fields with constants (joined by `&&`, `||`). So `!` and `is` applied to
+/// anything that reads `resource` (or calls a function) fail, and with `strictNumbers` (a range bounded by
+/// floats) so does comparing an int with a float.
+public struct RulesProof: Sendable {
+    /// An int compared with a float is an error.
+    public var strictNumbers: Bool
+
+    /// A proof; `strictNumbers` when a sampled range has float bounds.
+    public init(strictNumbers: Bool) {
+        self.strictNumbers = strictNumbers
     }
 }
 
