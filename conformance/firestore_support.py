@@ -352,6 +352,8 @@ class Firestore:
         """The documents a query returns, in order (the response is one JSON array)."""
         body = ok(self.run_query(structured_query, parent, **extra))
         assert isinstance(body, list) and body, f"runQuery over REST answers a non-empty JSON array: {body!r}"
+        # The last element says the query is done, and only it (as the official emulator answers).
+        assert body[-1].get("done") is True and not any("done" in item for item in body[:-1]), body
         return [item["document"] for item in body if "document" in item]
 
     def query_ids(self, structured_query: dict, parent: str = "", **extra) -> list[str]:

@@ -641,7 +641,7 @@ def test_run_query_answers_a_json_array_with_read_times(qdb):
 
 def test_run_query_with_no_results_answers_one_read_time(qdb):
     body = ok(qdb.run_query(query("none")))
-    assert len(body) == 1 and set(body[0]) == {"readTime"}, body
+    assert len(body) == 1 and set(body[0]) == {"readTime", "done"} and body[0]["done"] is True, body
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ import Foundation
 /// PartitionQuery, ListCollectionIds.
 extension FirestoreREST {
     /// `POST /v1/{parent}:runQuery`: a JSON array of `{document, readTime}`, or one `{readTime}` when nothing
-    /// matches; the first element carries a transaction begun with `newTransaction`.
+    /// matches; the first element carries a transaction begun with `newTransaction`, the last `done: true`
+    /// (as the official emulator marks it).
     func runQuery(_ database: DatabaseName, _ parent: DocumentPath, _ call: RESTCall) throws(FirestoreError) -> JSONValue {
         try call.checkBody(allowing: ["structuredQuery", "transaction", "newTransaction", "readTime", "explainOptions"])
         guard let json = call.body["structuredQuery"] else {
@@ -23,6 +24,10 @@ extension FirestoreREST {
             first["skippedResults"] = .int(Int64(result.skipped))
             responses[0] = .object(first)
         }
+        if case .object(var last) = responses[responses.count - 1] {
+            last["done"] = true
+            responses[responses.count - 1] = .object(last)
+        }
         if let transaction = result.transaction {
             // A response carrying the new transaction carries nothing else (RunQueryResponse).
             responses.insert(["transaction": .string(Data(transaction).base64EncodedString())], at: 0)
@@ -35,7 +40,7 @@ extension FirestoreREST {
         guard call.body["explainOptions"] == nil else { throw FirestoreError.explainUnsupported }
     }
 
-    /// `POST /v1/{parent}:runAggregationQuery`: one `{result: {aggregateFields}, readTime}`.
+    /// `POST /v1/{parent}:runAggregationQuery`: one `{result: {aggregateFields}, readTime, done: true}`.
     func runAggregationQuery(_ database: DatabaseName, _ parent: DocumentPath, _ call: RESTCall) throws(FirestoreError)
         -> JSONValue
     {
@@ -52,7 +57,7 @@ extension FirestoreREST {
             call.context)
         var response: [String: JSONValue] = [
             "result": ["aggregateFields": .object(result.fields.mapValues(\.json))],
-            "readTime": .string(result.readTime.description),
+            "readTime": .string(result.readTime.description), "done": true,
         ]
         if let transaction = result.transaction {
             response["transaction"] = .string(Data(transaction).base64EncodedString())
