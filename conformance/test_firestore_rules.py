@@ -350,6 +350,31 @@ def test_denial_says_which_rule_said_no(firestore_host, operation, detail):
     assert error["message"] == "Missing or insufficient permissions.\n" + detail
 
 
+MISSING = """rules_version = '2';
+service cloud.firestore {
+  match /databases/{database}/documents {
+    match /a/{doc} { allow get: if get(/databases/$(database)/documents/zz/missing) == null; }
+    match /b/{doc} { allow get: if getAfter(/databases/$(database)/documents/zz/missing) == null; }
+    match /c/{doc} { allow get: if !exists(/databases/$(database)/documents/zz/missing); }
+    match /d/{doc} { allow get: if get(/databases/$(database)/documents/zz/missing) == null || true; }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("collection, allowed", [("a", False), ("b", False), ("c", True), ("d", True)])
+def test_get_of_a_missing_document_is_an_error(firestore_host, collection, allowed):
+    """As the official emulator answers (the docs say null): `get()` and `getAfter()` of a missing document
+    fail the condition (`||` can absorb it); `exists()` is how to ask."""
+    user = with_rules(firestore_host, MISSING).with_token(None)
+    response = user.get(f"{collection}/x")
+    if allowed:
+        assert response.status_code == 404, response.text
+    else:
+        error = permission_denied(response)
+        assert "Service call error. Function: [get" in error["message"], error
+
+
 def test_project_without_rules_is_open(firestore_host):
     anyone = Firestore(firestore_host, new_project(), token=None)
     ok(anyone.commit([update(anyone.name("open/d"), {"v": 1})]))

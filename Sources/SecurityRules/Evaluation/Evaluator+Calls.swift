@@ -70,12 +70,17 @@ extension Evaluator {
     /// A built-in function; `nil` if there is none by that name.
     private func builtin(namespace: String?, _ name: String, _ values: [RuleValue]) throws(RuleError) -> RuleValue? {
         switch (namespace, name) {
-        case (nil, "get") where program.service == .firestore, ("firestore", "get") where program.service == .storage:
+        case (nil, "get") where program.service == .firestore:
+            // A missing document is an evaluation error, as the official engine answers (exists() tells).
+            guard let document = try read(values, after: false) else { throw Self.missing("get", values) }
+            return document
+        case ("firestore", "get") where program.service == .storage:
             return try read(values, after: false) ?? .null
         case (nil, "exists") where program.service == .firestore, ("firestore", "exists") where program.service == .storage:
             return .bool(try read(values, after: false) != nil)
         case (nil, "getAfter") where program.service == .firestore:
-            return try read(values, after: true) ?? .null
+            guard let document = try read(values, after: true) else { throw Self.missing("getAfter", values) }
+            return document
         case (nil, "existsAfter") where program.service == .firestore:
             return .bool(try read(values, after: true) != nil)
         case (nil, "debug"):
@@ -85,6 +90,11 @@ extension Evaluator {
         default:
             return try Stdlib.function(namespace: namespace, name, values)
         }
+    }
+
+    /// The official engine's error for `function` reading a document that does not exist.
+    private static func missing(_ function: String, _ values: [RuleValue]) -> RuleError {
+        RuleError(.documentAccess, "Service call error. Function: [\(function)], Argument: [\(values.first.map(String.init(describing:)) ?? "")].")
     }
 
     /// Reads a document for `get`/`exists` (and `...After`), counting it against the request's limit
