@@ -27,6 +27,14 @@ DEFAULT_DATABASE = "(default)"
 PERMISSION_DENIED_MESSAGE = "Missing or insufficient permissions."
 
 
+def to_milliseconds(timestamp: str) -> str:
+    """An RFC 3339 UTC timestamp as a server timestamp of that instant is written: to the millisecond
+    (`...07.394694Z` → `...07.394Z`, `...07.000100Z` → `...07Z`), as the official emulator writes them."""
+    head, _, fraction = timestamp.rstrip("Z").partition(".")
+    millis = (fraction + "000")[:3]
+    return f"{head}.{millis}Z" if millis != "000" else f"{head}Z"
+
+
 # --------------------------------------------------------------------------------------------
 # Where the emulator is
 

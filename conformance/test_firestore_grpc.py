@@ -19,6 +19,7 @@ Every test uses a project of its own (see firestore_grpc_support.client), so tes
 
 from __future__ import annotations
 
+import calendar
 import datetime
 import queue
 import math
@@ -318,6 +319,11 @@ def test_timestamps_are_stored_at_microseconds_truncated(client, raw_apis, nanos
     )
 
 
+def milliseconds(instant: datetime.datetime) -> int:
+    """Milliseconds since the epoch: server timestamps are the commit time to the millisecond."""
+    return calendar.timegm(instant.utctimetuple()) * 1000 + instant.microsecond // 1000
+
+
 def test_server_timestamp_is_the_commit_time(client):
     ref = client.collection("c").document("d")
     before = datetime.datetime.now(UTC)
@@ -325,7 +331,9 @@ def test_server_timestamp_is_the_commit_time(client):
     after = datetime.datetime.now(UTC)
     snapshot = ref.get()
     at = snapshot.get("at")
-    assert at == result.update_time == snapshot.update_time
+    assert result.update_time == snapshot.update_time
+    # The commit time to the millisecond, as the official emulator writes server timestamps.
+    assert at.microsecond % 1000 == 0 and datetime.timedelta(0) <= result.update_time - at < datetime.timedelta(milliseconds=1)
     assert snapshot.get("nested.at") == at, "every server timestamp of one commit is the same"
     assert before - datetime.timedelta(seconds=5) <= at <= after + datetime.timedelta(seconds=5)
     assert_microseconds(at)
@@ -338,7 +346,8 @@ def test_server_timestamps_agree_across_a_batch(client):
     results = batch.commit()
     stamps = {client.collection("c").document(d).get().get("at") for d in ("a", "b", "c")}
     assert len(stamps) == 1
-    assert stamps == {results[0].update_time}
+    (stamp,) = stamps
+    assert stamp.microsecond % 1000 == 0 and milliseconds(stamp) == milliseconds(results[0].update_time)
 
 
 # --------------------------------------------------------------------------------------------
@@ -444,9 +453,13 @@ def test_transform_results_are_reported_by_commit(raw_apis, client):
     kinds = [document_types.Value.pb(v).WhichOneof("value_type") for v in result.transform_results]
     assert kinds == ["integer_value", "timestamp_value", "null_value"]
     assert result.transform_results[0].integer_value == 5
-    assert result.transform_results[1].timestamp_value == response.commit_time == result.update_time
-    assert client.collection("c").document("d").get().to_dict() == {
-        "n": 5, "t": response.commit_time, "a": ["x"]
+    assert response.commit_time == result.update_time
+    stamp = result.transform_results[1].timestamp_value
+    assert stamp.microsecond % 1000 == 0 and milliseconds(stamp) == milliseconds(response.commit_time)
+    stored = client.collection("c").document("d").get().to_dict()
+    assert milliseconds(stored.pop("t")) == milliseconds(response.commit_time)
+    assert stored == {
+        "n": 5, "a": ["x"]
     }
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from firestore_support import (
+    to_milliseconds,
     PERMISSION_DENIED_MESSAGE,
     Firestore,
     data_of,
@@ -340,15 +341,15 @@ def test_write_stream_token_chain_transform_and_listener(db, channels):
     commit_time = response["commitTime"]
     (result,) = response["writeResults"]
     assert result["updateTime"] == commit_time, response
-    assert result["transformResults"] == [{"timestampValue": commit_time}], (
-        "a REQUEST_TIME transform's result is the commit time")
+    assert result["transformResults"] == [{"timestampValue": to_milliseconds(commit_time)}], (
+        "a REQUEST_TIME transform's result is the commit time to the millisecond")
 
     # The listener on its own channel sees the document as written.
     seen = listener.until(is_global_snapshot)
     assert significant(seen) == [("doc", db.name("rooms/w"), (2,)), ("snapshot",)], seen
     document = seen[0]["documentChange"]["document"]
     assert data_of(document)["title"] == "hello"
-    assert document["fields"]["timestamp"] == {"timestampValue": commit_time}
+    assert document["fields"]["timestamp"] == {"timestampValue": to_milliseconds(commit_time)}
     assert document["updateTime"] == commit_time
 
     # The next batch chains on the new token: an update and a delete in one batch.

@@ -44,7 +44,7 @@ import Testing
         #expect(write.transforms.map(\.field.description) == ["n", "t", "l", "r", "hi", "lo"])
         #expect(write.precondition == .exists(true))
         let applied = try F.apply(write, to: F.document([:]))
-        #expect(applied.result.transformResults == [.integer(2), F.commit.value, .null, .null, .double(2.5), .integer(-1)])
+        #expect(applied.result.transformResults == [.integer(2), F.commit.wholeMilliseconds.value, .null, .null, .double(2.5), .integer(-1)])
     }
 
     @Test func acceptsProtoFieldNamesAndNullMembers() throws {

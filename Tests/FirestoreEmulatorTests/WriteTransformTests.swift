@@ -20,10 +20,11 @@ import Testing
         a.map { Write.identical(["v": $0], ["v": b]) } ?? false
     }
 
+    /// The commit time to the millisecond, as the official emulator writes server timestamps.
     @Test func serverTimestampIsTheCommitTime() throws {
         let (value, result) = try transform(.string("old"), .serverTimestamp)
-        #expect(value == F.commit.value)
-        #expect(result == .timestamp(seconds: F.commit.seconds, nanos: F.commit.nanos))
+        #expect(value == F.commit.wholeMilliseconds.value)
+        #expect(result == .timestamp(seconds: F.commit.seconds, nanos: F.commit.nanos - F.commit.nanos % 1_000_000))
     }
 
     @Test func incrementKeepsIntegersAndSaturates() throws {
@@ -116,10 +117,10 @@ import Testing
         let (document, result) = try F.apply(write, to: F.document(["a": .integer(0), "keep": .boolean(true)]))
         #expect(
             document?.fields == [
-                "a": .map(["b": .integer(3)]), "m": .map(["t": F.commit.value]), "list": .array([.integer(1)]),
+                "a": .map(["b": .integer(3)]), "m": .map(["t": F.commit.wholeMilliseconds.value]), "list": .array([.integer(1)]),
                 "keep": .boolean(true),
             ])
-        #expect(result.transformResults == [.integer(11), F.commit.value, .null, .integer(3)])
+        #expect(result.transformResults == [.integer(11), F.commit.wholeMilliseconds.value, .null, .integer(3)])
     }
 
     @Test func numericTransformsNeedANumber() {

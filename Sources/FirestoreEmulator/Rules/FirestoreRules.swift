@@ -194,7 +194,7 @@ final class FirestoreRules: Sendable {
     private static func request(_ method: RuleMethod, path: RulePath, credential: Credential, time: Timestamp) -> RuleValue {
         .map([
             "auth": credential.ruleAuth, "method": .string(method.rawValue), "path": .path(path),
-            "time": .timestamp(RuleTimestamp(seconds: time.seconds, nanos: time.nanos)),
+            "time": .timestamp(RuleTimestamp(seconds: time.seconds, nanos: time.wholeMilliseconds.nanos)),
         ])
     }
 

@@ -21,7 +21,7 @@ extension FieldTransform {
     func transformed(_ current: FirestoreValue?, commitTime: Timestamp) -> FirestoreValue {
         switch kind {
         case .serverTimestamp:
-            return commitTime.value
+            return commitTime.wholeMilliseconds.value
         case .increment(let operand):
             return Self.sum(current, operand)
         case .maximum(let operand):

@@ -35,6 +35,10 @@ struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Microseconds since the epoch (sub-microsecond digits dropped).
     var microseconds: Int64 { seconds * 1_000_000 + Int64(nanos / 1000) }
 
+    /// The instant with its sub-millisecond digits dropped: `request.time` and server timestamps
+    /// (`REQUEST_TIME`) have millisecond precision, as the official emulator gives them.
+    var wholeMilliseconds: Timestamp { Timestamp(seconds: seconds, nanos: nanos - nanos % 1_000_000) }
+
     /// The instant as a `Date`.
     var date: Date { Date(timeIntervalSince1970: Double(seconds) + Double(nanos) / 1e9) }
 
