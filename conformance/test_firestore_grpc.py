@@ -476,6 +476,19 @@ DATA = {
 }
 
 
+@pytest.mark.parametrize("collection, kinds", [("some", ["document", "document/done"]), ("none", ["-/done"])])
+def test_run_query_says_done_on_its_last_response(client, collection, kinds):
+    """The last RunQueryResponse carries `done`, as the official emulator's (google-cloud-firestore reads it
+    to stop waiting)."""
+    for index in range(2):
+        client.collection("some").document(f"d{index}").set({"n": index})
+    parent = f"projects/{client.project}/databases/(default)/documents"
+    responses = client._firestore_api.run_query(
+        request={"parent": parent, "structured_query": {"from_": [{"collection_id": collection}]}},
+        metadata=client._rpc_metadata)
+    assert [("document" if r._pb.HasField("document") else "-") + ("/done" if r.done else "") for r in responses] == kinds
+
+
 @pytest.fixture
 def items(client):
     batch = client.batch()

@@ -8,7 +8,7 @@ import SwiftProtobuf
 /// documents root or a document.
 extension FirestoreGRPCService {
     /// RunQuery: one response per result (or one with only the read time), after one carrying a
-    /// transaction begun with `new_transaction`.
+    /// transaction begun with `new_transaction`; the last says `done`, as the official emulator's does.
     func runQuery(_ message: Google_Firestore_V1_RunQueryRequest, _ caller: CallContext)
         throws(FirestoreError) -> [Google_Firestore_V1_RunQueryResponse]
     {
@@ -36,6 +36,7 @@ extension FirestoreGRPCService {
         }
         if responses.isEmpty { responses = [.with { $0.readTime = readTime }] }
         if result.skipped > 0 { responses[0].skippedResults = Int32(clamping: result.skipped) }
+        responses[responses.count - 1].done = true
         if let transaction = result.transaction {
             // A response carrying the new transaction carries nothing else (RunQueryResponse).
             responses.insert(.with { $0.transaction = Data(transaction) }, at: 0)
