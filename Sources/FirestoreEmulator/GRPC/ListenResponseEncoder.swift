@@ -128,27 +128,17 @@ struct ListenResponseEncoder {
 }
 
 extension ListenEvent {
-    /// Whether two event lists of one commit's pass say the same: the same kinds, targets and times, and the
-    /// same document versions (a path and update time name one version of a document). Cheap when they are
-    /// copies of the same events: equal arrays that share storage compare at once. An event with an error
-    /// cause is never the same as another.
+    /// Whether two event lists of one commit's pass say the same. Equal events, except that a document
+    /// change compares its document's path and update time, not its fields: in one pass they name one
+    /// version of the document.
     static func isSame(_ lhs: [ListenEvent], _ rhs: [ListenEvent]) -> Bool {
-        lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { isSame($0, $1) }
-    }
-
-    private static func isSame(_ lhs: ListenEvent, _ rhs: ListenEvent) -> Bool {
-        switch (lhs, rhs) {
-        case (.targetChange(let kind, let ids, nil, let resume, let read), .targetChange(let otherKind, let otherIDs, nil, let otherResume, let otherRead)):
-            return kind == otherKind && ids == otherIDs && resume == otherResume && read == otherRead
-        case (.documentChange(let document, let ids, let removed), .documentChange(let other, let otherIDs, let otherRemoved)):
-            return document.path == other.path && document.updateTime == other.updateTime && ids == otherIDs && removed == otherRemoved
-        case (.documentDelete(let path, let removed, let time), .documentDelete(let otherPath, let otherRemoved, let otherTime)),
-            (.documentRemove(let path, let removed, let time), .documentRemove(let otherPath, let otherRemoved, let otherTime)):
-            return path == otherPath && removed == otherRemoved && time == otherTime
-        case (.existenceFilter(let id, let count), .existenceFilter(let otherID, let otherCount)):
-            return id == otherID && count == otherCount
-        default:
-            return false
-        }
+        lhs.count == rhs.count
+            && zip(lhs, rhs).allSatisfy { left, right in
+                guard case .documentChange(let document, let ids, let removed) = left,
+                    case .documentChange(let other, let otherIDs, let otherRemoved) = right
+                else { return left == right }
+                return document.path == other.path && document.updateTime == other.updateTime && ids == otherIDs
+                    && removed == otherRemoved
+            }
     }
 }

@@ -72,7 +72,7 @@ enum ListenScope: Sendable {
 }
 
 /// A message of the listen stream (`ListenResponse`), transport-agnostic.
-enum ListenEvent: Sendable {
+enum ListenEvent: Sendable, Equatable {
     /// `TargetChange.TargetChangeType`.
     enum ChangeKind: Int, Sendable {
         case noChange = 0, add = 1, remove = 2, current = 3, reset = 4

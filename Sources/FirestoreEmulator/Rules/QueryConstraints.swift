@@ -7,11 +7,14 @@ import SecurityRules
 /// which must satisfy the rules. `a > 18`, `a != 3` and `a not-in [...]` narrow `a` to a range of values:
 /// the rules must hold for every value in it, which `values(of:for:literals:)` samples.
 struct QueryConstraints {
+    /// A field's range, `!=` or `not-in` condition.
+    typealias Condition = (field: FieldPath, op: FieldOperator, operand: FirestoreValue)
+
     /// One alternative: field values every matching document has, and the conditions (ranges, `!=`,
     /// `not-in`) every matching document's fields meet.
     struct Alternative {
         var pinned: [FieldPath: FirestoreValue] = [:]
-        var conditions: [(field: FieldPath, op: FieldOperator, operand: FirestoreValue)] = []
+        var conditions: [Condition] = []
 
         /// Both alternatives at once (an AND of them); `self`'s pinned values win.
         func merging(_ other: Alternative) -> Alternative {
@@ -89,10 +92,10 @@ struct QueryConstraints {
         return name.split(separator: "/").last.map(String.init)
     }
 
-    /// Whether a condition of `alternative` compares a field with a double: the official engine then takes
-    /// the field for a double (see `values`).
-    static func hasDoubleBounds(_ alternative: Alternative) -> Bool {
-        alternative.conditions.contains { condition in
+    /// Whether one of `conditions` compares a field with a double: the official engine then takes the field
+    /// for a double (see `values`).
+    static func hasDoubleBounds(_ conditions: [Condition]) -> Bool {
+        conditions.contains { condition in
             switch condition.operand {
             case .double: return true
             case .array(let values): return values.contains { if case .double = $0 { true } else { false } }
@@ -110,7 +113,7 @@ struct QueryConstraints {
     /// answer only at a constant, so it holds for every admitted value when it holds for these.
     static func values(of field: FieldPath, for alternative: Alternative, literals: [RuleValue]) -> [FirestoreValue] {
         let conditions = alternative.conditions.filter { $0.field == field }
-        let doubles = hasDoubleBounds(Alternative(conditions: conditions))
+        let doubles = hasDoubleBounds(conditions)
         var seeds: [FirestoreValue] = conditions.flatMap { condition in
             if case .array(let values) = condition.operand, condition.op == .notIn { return values }
             return [condition.operand]

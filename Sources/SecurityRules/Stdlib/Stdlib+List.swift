@@ -40,8 +40,8 @@ extension Stdlib {
         "toSet": Method { list, _ in .set(RuleSet(list)) },
     ]
 
-    /// Whether `list` has an element identical to `element`.
-    private static func contains(_ list: [RuleValue], _ element: RuleValue) -> Bool {
+    /// Whether `list` has an element identical to `element`: list membership, for `in` and the methods.
+    static func contains(_ list: [RuleValue], _ element: RuleValue) -> Bool {
         list.contains { $0.isIdentical(to: element) }
     }
 }

@@ -23,7 +23,7 @@ extension Stdlib {
     /// (an equal one), a key of a map (asking for anything but a string is an error).
     static func membership(_ element: RuleValue, in container: RuleValue) throws(RuleError) -> Bool {
         switch container {
-        case .list(let list): return list.contains { $0.isIdentical(to: element) }
+        case .list(let list): return contains(list, element)
         case .set(let set): return set.contains(element)
         case .map(let map):
             guard case .string(let key) = element else { throw noOperator(.in, element, container) }
