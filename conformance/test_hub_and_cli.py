@@ -95,9 +95,49 @@ def test_hub_lists_running_emulators_with_real_ports(suite):
         assert entry["name"] == name
         assert entry["host"] == host
         assert entry["port"] == port
-        assert entry["listen"] == [{"address": host, "family": "IPv4", "port": port}], entry
+        # As firebase-tools with its default host: every address `localhost` may resolve to.
+        assert entry["listen"] == [
+            {"address": host, "family": "IPv4", "port": port}, {"address": "::1", "family": "IPv6", "port": port},
+        ], entry
     for absent in ("ui",):
         assert absent not in body, f"{absent} does not run, so the hub does not list it"
+
+
+def ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="this machine has no IPv6 loopback (::1)")
+def test_every_emulator_also_answers_on_ipv6_loopback(suite, monkeypatch):
+    """A client that resolves `localhost` to ::1 first (Node 17+, many macOS set-ups) reaches every emulator
+    on the same port: HTTP/1.1, gRPC (HTTP/2 on the same port) and the Realtime Database's WebSocket."""
+    from google.cloud import firestore
+    import websocket
+
+    for name, address in (
+        ("auth", suite.auth_host), ("firestore", suite.firestore_host), ("database", suite.database_host),
+        ("storage", suite.storage_host), ("hub", suite.hub_host),
+    ):
+        port = split_address(address)[1]
+        response = requests.get(f"http://[::1]:{port}/", timeout=5)
+        assert response.status_code < 500, (name, response.status_code, response.text)
+    firestore_port = split_address(suite.firestore_host)[1]
+    monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", f"[::1]:{firestore_port}")
+    client = firestore.Client(project=suite.project_id)
+    document = client.collection("ipv6").document("one")
+    document.set({"over": "::1"})
+    assert document.get().to_dict() == {"over": "::1"}
+    database_port = split_address(suite.database_host)[1]
+    connection = websocket.create_connection(f"ws://[::1]:{database_port}/.ws?v=5&ns=ipv6", timeout=5)
+    try:
+        assert json.loads(connection.recv())["t"] == "c"  # the hello
+    finally:
+        connection.close()
 
 
 def test_hub_unknown_path_is_404(suite):
@@ -163,7 +203,10 @@ def test_start_reads_emulator_json_from_the_working_directory(tmp_path):
 
 def test_start_falls_back_to_firebase_json(tmp_path):
     (tmp_path / "firebase.json").write_text(
-        json.dumps({"emulators": {"auth": {"port": 0}, "hub": {"port": 0}, "functions": {"port": 5001}}})
+        json.dumps({"emulators": {
+            "auth": {"port": 0}, "hub": {"port": 0}, "functions": {"port": 5001}, "hosting": {"port": 5000},
+            "singleProjectMode": True,
+        }})
     )
     (tmp_path / ".firebaserc").write_text(json.dumps({"projects": {"default": "demo-firebasejson"}}))
     result = run_exec([], [sys.executable, "-c", DUMP_ENV, str(tmp_path / "env.json")], cwd=tmp_path)
@@ -171,6 +214,9 @@ def test_start_falls_back_to_firebase_json(tmp_path):
     env = json.loads((tmp_path / "env.json").read_text())["env"]
     assert env["GCLOUD_PROJECT"] == "demo-firebasejson"
     assert split_address(env["FIREBASE_AUTH_EMULATOR_HOST"])[1] != 0
+    # The emulators it does not run are named once, not ignored in silence.
+    named = [line for line in result.stderr.splitlines() if "Not emulated" in line]
+    assert named == ["⚠  Not emulated by Hearth: functions, hosting (set up in firebase.json)."], result.stderr
 
 
 def test_port_in_use_is_one_error_line(tmp_path):

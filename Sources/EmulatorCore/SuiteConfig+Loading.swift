@@ -73,6 +73,7 @@ extension SuiteConfig {
         guard let section = emulators.objectValue else {
             throw ConfigError("\(file): emulators: expected an object, got \(emulators.typeName)")
         }
+        config.notEmulated = section.keys.filter { SuiteConfig.unemulated.contains($0) }.sorted()
         for (name, settings) in section {
             guard let emulator = EmulatorName(rawValue: name), settings.objectValue != nil else { continue }
             var parsed = try emulatorSettings(settings, of: emulator, at: "\(file): emulators.\(name)", strict: false)

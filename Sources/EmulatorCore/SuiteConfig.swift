@@ -32,6 +32,14 @@ public struct SuiteConfig: Sendable, Equatable {
     public var dataDirectory: String?
     /// The file the config was read from, for messages (`nil`: defaults).
     public var sourceFile: String?
+    /// Emulators the config file sets up that Hearth does not run (`functions`, `hosting`, ...), sorted: named
+    /// once at start rather than ignored in silence.
+    public var notEmulated: [String] = []
+
+    /// The Local Emulator Suite's emulators that Hearth does not run, as `firebase.json` names them.
+    public static let unemulated: Set<String> = [
+        "apphosting", "dataconnect", "eventarc", "extensions", "functions", "hosting", "pubsub", "tasks",
+    ]
 
     /// Creates a config.
     public init(

@@ -28,8 +28,16 @@ public final class EmulatorServer: Sendable {
 
     private enum State {
         case idle
-        case running(group: ServiceGroup, task: Task<Void, Never>, port: Int)
+        case running(group: ServiceGroup, task: Task<Void, Never>, port: Int, companion: (ServiceGroup, Task<Void, Never>)?)
         case stopped
+    }
+
+    /// The second address a server listening on `host` also takes, on the same port, as firebase-tools
+    /// binds every address `localhost` resolves to: `::1` beside the default `127.0.0.1` (or `localhost`), so
+    /// that a client whose resolver gives `localhost` as `::1` first (Node 17 and later, many macOS set-ups)
+    /// connects too. `nil` for any other host.
+    public static func companionHost(of host: String) -> String? {
+        host == "127.0.0.1" || host == "localhost" ? "::1" : nil
     }
 
     /// Creates a server that is not yet listening; `http2` takes the connections that open with the HTTP/2
@@ -52,35 +60,63 @@ public final class EmulatorServer: Sendable {
     /// The bound port once `start()` has returned.
     public var port: Int? {
         state.withLock { state in
-            if case .running(_, _, let port) = state { return port }
+            if case .running(_, _, let port, _) = state { return port }
             return nil
         }
     }
 
     /// Binds and starts serving; returns the real port. Throws `ServerStartError` if the port is taken.
-    /// The HTTP/2 hand-off, if any, is ready before the port accepts; stopping shuts it down last.
+    /// The HTTP/2 hand-off, if any, is ready before the port accepts; stopping shuts it down last. With a
+    /// companion host (`companionHost(of:)`) the server listens there too, on the same port, when it can:
+    /// a machine without IPv6 loopback, or another process on that address and port, costs a warning only.
     @discardableResult
     public func start() async throws -> Int {
+        var services: [any Service] = []
+        if let http2 { services.append(http2) }  // a service group shuts down in reverse order: the listener first
+        // `localhost` is bound as 127.0.0.1 (its companion takes ::1), whatever the resolver gives first.
+        let (group, task, result) = await run(on: host == "localhost" ? "127.0.0.1" : host, port: requestedPort, with: services)
+        switch result {
+        case .success(let port):
+            var companion: (ServiceGroup, Task<Void, Never>)?
+            if let other = Self.companionHost(of: host) {
+                let (otherGroup, otherTask, otherResult) = await run(on: other, port: port, with: [])
+                if case .failure(let error) = otherResult {
+                    await otherTask.value
+                    logger.warning("not also listening on [\(other)]:\(port): \(ServerStartError(error, host: other, port: port))")
+                } else {
+                    companion = (otherGroup, otherTask)
+                }
+            }
+            state.withLock { $0 = .running(group: group, task: task, port: port, companion: companion) }
+            return port
+        case .failure(let error):
+            await task.value
+            throw ServerStartError(error, host: host, port: requestedPort)
+        }
+    }
+
+    /// Runs a listener on `host:port` in a service group after `services`; returns the group, the task that
+    /// runs it, and the bound port or why binding failed.
+    private func run(
+        on host: String, port: Int, with services: [any Service]
+    ) async -> (ServiceGroup, Task<Void, Never>, Result<Int, any Error>) {
         let bound = AsyncStream<Result<Int, any Error>>.makeStream()
         var responder = responder
-        responder.access = LocalAccess(boundHost: host)
+        responder.access = LocalAccess(boundHost: self.host)
         var app = Application(
             responder: responder,
             server: http1
                 ?? .emulator(configuration: .emulator, answering: immediate, access: responder.access, handingHTTP2To: http2),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
             onServerRunning: { channel in
                 bound.continuation.yield(.success(channel.localAddress?.port ?? 0))
             },
             logger: logger
         )
-        var services: [any Service] = []
-        if let http2 {
+        if let http2, !services.isEmpty {
             app.beforeServerStarts { try await http2.waitUntilReady() }
-            services.append(http2)  // a service group shuts down in reverse order: the listener first
         }
-        services.append(app)
-        var configuration = ServiceGroupConfiguration(services: services, logger: logger)
+        var configuration = ServiceGroupConfiguration(services: services + [app], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(3)
         let group = ServiceGroup(configuration: configuration)
         let task = Task {
@@ -93,29 +129,26 @@ public final class EmulatorServer: Sendable {
         }
         // Waited for outside this task's cancellation: a start cancelled half-way (another emulator of the
         // suite failed) must still learn that its server runs, so that stopping it finds it running.
-        let notStarted = Result<Int, any Error>.failure(ServerStartError.stoppedBeforeListening(host, requestedPort))
+        let notStarted = Result<Int, any Error>.failure(ServerStartError.stoppedBeforeListening(host, port))
         let result = await Task {
             for await outcome in bound.stream { return outcome }
             return notStarted
         }.value
-        switch result {
-        case .success(let port):
-            state.withLock { $0 = .running(group: group, task: task, port: port) }
-            return port
-        case .failure(let error):
-            await task.value
-            throw ServerStartError(error, host: host, port: requestedPort)
-        }
+        return (group, task, result)
     }
 
     /// Stops accepting connections, lets in-flight requests finish (3 s at most), and returns once closed.
     public func stop() async {
-        let running = state.withLock { state -> (ServiceGroup, Task<Void, Never>)? in
+        let running = state.withLock { state -> (ServiceGroup, Task<Void, Never>, (ServiceGroup, Task<Void, Never>)?)? in
             defer { state = .stopped }
-            if case .running(let group, let task, _) = state { return (group, task) }
+            if case .running(let group, let task, _, let companion) = state { return (group, task, companion) }
             return nil
         }
-        guard let (group, task) = running else { return }
+        guard let (group, task, companion) = running else { return }
+        if let (companionGroup, companionTask) = companion {
+            await companionGroup.triggerGracefulShutdown()
+            await companionTask.value
+        }
         await group.triggerGracefulShutdown()
         await task.value
     }

@@ -115,15 +115,18 @@ enum Hub {
         var result: [String: JSONValue] = [:]
         let pid = JSONValue.int(Int64(ProcessInfo.processInfo.processIdentifier))
         for emulator in running {
-            let family = emulator.host.contains(":") ? "IPv6" : "IPv4"
+            let listen = emulator.listenHosts.map { host -> JSONValue in
+                [
+                    "address": .string(host), "family": .string(host.contains(":") ? "IPv6" : "IPv4"),
+                    "port": .int(Int64(emulator.port)),
+                ]
+            }
             result[emulator.name.rawValue] = [
                 "name": .string(emulator.name.rawValue),
                 "host": .string(emulator.connectHost),
                 "port": .int(Int64(emulator.port)),
                 "pid": pid,
-                "listen": [
-                    ["address": .string(emulator.host), "family": .string(family), "port": .int(Int64(emulator.port))]
-                ],
+                "listen": .array(listen),
             ]
         }
         return .object(result)

@@ -1,4 +1,5 @@
 import EmulatorCore
+import EmulatorHTTP
 
 /// An emulator of the suite that is listening.
 public struct RunningEmulator: Sendable, Equatable {
@@ -19,6 +20,13 @@ public struct RunningEmulator: Sendable, Equatable {
     /// `host:port`, with IPv6 hosts in brackets.
     public var hostAndPort: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    /// The addresses it listens on: its host, and `::1` beside the default host (see
+    /// `EmulatorServer.companionHost(of:)`).
+    public var listenHosts: [String] {
+        let primary = host == "localhost" ? "127.0.0.1" : host
+        return [primary] + (EmulatorServer.companionHost(of: host).map { [$0] } ?? [])
     }
 
     /// The host a client should connect to: wildcard listen addresses map to loopback.

@@ -5,7 +5,8 @@ extension Suite {
     /// The line printed once every emulator accepts connections (the official wording).
     public static let readyLine = "All emulators ready! It is now safe to connect your app."
 
-    /// The table of emulators and addresses, then the ready line.
+    /// The table of emulators and addresses, then the ready line; first, when the config file sets up
+    /// emulators Hearth does not run, one line naming them.
     public var readyTable: String {
         let rows = running.map { ($0.name.displayName, $0.hostAndPort) }
         let nameWidth = max("Emulator".count, rows.map(\.0.count).max() ?? 0)
@@ -17,7 +18,12 @@ extension Suite {
             left + String(repeating: "─", count: nameWidth + 2) + middle + String(repeating: "─", count: addressWidth + 2)
                 + right
         }
-        var lines = [line("┌", "┬", "┐"), row("Emulator", "Host:Port"), line("├", "┼", "┤")]
+        var lines: [String] = []
+        if !config.notEmulated.isEmpty {
+            let file = config.sourceFile.map { ($0 as NSString).lastPathComponent } ?? "the config"
+            lines.append("⚠  Not emulated by Hearth: \(config.notEmulated.joined(separator: ", ")) (set up in \(file)).")
+        }
+        lines += [line("┌", "┬", "┐"), row("Emulator", "Host:Port"), line("├", "┼", "┤")]
         lines += rows.map { row($0.0, $0.1) }
         lines.append(line("└", "┴", "┘"))
         lines.append("")

@@ -11,7 +11,7 @@ struct SuiteOptions: ParsableArguments {
 
     @OptionGroup var projectOptions: ProjectOptions
 
-    @Option(name: .long, help: ArgumentHelp("Host every emulator listens on (default 127.0.0.1).", valueName: "host"))
+    @Option(name: .long, help: ArgumentHelp("Host every emulator listens on (default 127.0.0.1, and ::1 beside it).", valueName: "host"))
     var host: String?
 
     @Option(name: .long, help: ArgumentHelp("Port of one emulator, e.g. auth=0 (0 picks a free port). Repeatable.", valueName: "name=port"))
