@@ -651,3 +651,24 @@ def test_terminate_ends_the_session_then_unknown_sid(db, channels):
     assert other.open({"database": db.database_name}).status_code == 200
     assert other.terminate("GET").status_code == 200
     assert other.poll().status == 400
+
+
+def test_listen_with_vector_values_and_a_vector_search_target(db, channels):
+    """Vector values reach a WebChannel listener as they were written; a query target with a vector search
+    (findNearest) is added and current with no documents, as the official emulator answers it (RunQuery
+    serves the search: conformance/differential/test_vector_search.py)."""
+    vector = {"mapValue": {"fields": {"__type__": {"stringValue": "__vector__"},
+                                      "value": {"arrayValue": {"values": [{"doubleValue": 1.0}, {"doubleValue": 0.5}]}}}}}
+    ok(db.commit([{"update": {"name": db.name("embeddings/a"), "fields": {"v": vector}}}]))
+    channel = open_listen(channels, db, listen_query(db.database_name, 2, "embeddings"))
+    initial = channel.until(is_global_snapshot)
+    assert_initial_sequence(initial, 2, [db.name("embeddings/a")])
+    assert initial[1]["documentChange"]["document"]["fields"]["v"] == vector
+
+    search = listen_query(db.database_name, 3, "embeddings")
+    search["addTarget"]["query"]["structuredQuery"] = {
+        "from": [{"collectionId": "embeddings"}],
+        "findNearest": {"vectorField": {"fieldPath": "v"}, "queryVector": vector, "distanceMeasure": "EUCLIDEAN",
+                        "limit": 5}}
+    searching = open_listen(channels, db, search)
+    assert_initial_sequence(searching.until(is_global_snapshot), 3, [])

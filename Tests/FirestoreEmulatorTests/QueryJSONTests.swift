@@ -90,7 +90,7 @@ import Testing
             try error(#"{"from": [{"collectionId": "c"}], "orderBy": [{"field": {"fieldPath": "a..b"}}]}"#)
                 == "Invalid property path \"a..b\".")
         #expect(try error(#"{"from": [{"collectionId": "c"}], "select": {"fields": [{"fieldPath": "0foo"}]}}"#) == "Invalid property path \"0foo\".")
-        #expect(try error(#"{"from": [{"collectionId": "c"}], "findNearest": {}}"#, status: .unimplemented) != nil)
+        #expect(try error(#"{"from": [{"collectionId": "c"}], "findNearest": {}}"#) == "FindNearest.limit must be a positive integer of no more than 1000")
     }
 
     @Test func rejectsBadSelectors() throws {

@@ -173,11 +173,8 @@ extension Google_Firestore_V1_DocumentMask {
 
 extension StructuredQuery {
     /// A `StructuredQuery` over the collections below `parent`, validated as production validates it.
-    /// `findNearest` (vector search) is UNIMPLEMENTED.
     init(proto: Google_Firestore_V1_StructuredQuery, parent: DocumentPath) throws(FirestoreError) {
-        if proto.hasFindNearest {
-            throw FirestoreError(.unimplemented, "findNearest (vector search) is not supported by the Hearth emulator.")
-        }
+        let findNearest = proto.hasFindNearest ? try FindNearest(proto: proto.findNearest) : nil
         guard proto.from.count <= 1 else {
             throw FirestoreError(.invalidArgument, "StructuredQuery.from cannot have more than one collection selector.")
         }
@@ -198,6 +195,7 @@ extension StructuredQuery {
         if proto.hasEndAt { endAt = try Self.cursor(proto.endAt, field: "structured_query.end_at") }
         offset = Int(proto.offset)
         if proto.hasLimit { limit = Int(proto.limit.value) }
+        self.findNearest = findNearest
         try validate()
     }
 
@@ -263,4 +261,23 @@ extension AggregationQuery {
 extension Array {
     /// The element at `index`, or `nil` outside the array.
     fileprivate func element(at index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
+
+extension FindNearest {
+    /// A `StructuredQuery.FindNearest`, validated (see `FindNearest.validated`).
+    init(proto: Google_Firestore_V1_StructuredQuery.FindNearest) throws(FirestoreError) {
+        let measure: Measure? =
+            switch proto.distanceMeasure {
+            case .euclidean: .euclidean
+            case .cosine: .cosine
+            case .dotProduct: .dotProduct
+            case .unspecified, .UNRECOGNIZED: nil
+            }
+        self = try FindNearest.validated(
+            vectorField: proto.vectorField.fieldPath,
+            queryVector: proto.hasQueryVector ? try FirestoreValue(proto: proto.queryVector, field: "find_nearest.query_vector") : nil,
+            measure: measure, limit: proto.hasLimit ? Int64(proto.limit.value) : nil,
+            distanceResultField: proto.distanceResultField,
+            distanceThreshold: proto.hasDistanceThreshold ? proto.distanceThreshold.value : nil)
+    }
 }

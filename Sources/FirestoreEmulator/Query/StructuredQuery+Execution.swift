@@ -33,7 +33,7 @@ extension StructuredQuery {
     }
 
     /// Runs the query over `candidates` (the documents of the queried collection or collection group, in any
-    /// order): filter, normalized order, cursors, offset, limit, then projection.
+    /// order): filter, normalized order, cursors, offset, limit (or the vector search), then projection.
     ///
     /// When `candidatesInNameOrder` is true and the order is just `__name__` ascending, documents stream
     /// through with no sort and the scan stops at the end cursor or once the limit is reached; otherwise a
@@ -45,7 +45,9 @@ extension StructuredQuery {
         let skipped = max(offset, 0)
         let kept = limit.map { max($0, 0) }
         let results: [Document]
-        if candidatesInNameOrder, plan.order == [QueryOrder(field: .documentName)] {
+        if let findNearest {
+            results = findNearest.nearest(among: plan.ordered(candidates, keepingFirst: nil), in: database)
+        } else if candidatesInNameOrder, plan.order == [QueryOrder(field: .documentName)] {
             results = plan.stream(candidates, skipping: skipped, keeping: kept)
         } else {
             var count: Int?

@@ -23,6 +23,7 @@ extension StructuredQuery {
         for cursor in [startAt, endAt].compactMap({ $0 }) { try validate(cursor) }
         if offset < 0 { throw FirestoreError(.invalidArgument, "offset is negative") }
         if let limit, limit < 0 { throw FirestoreError(.invalidArgument, "limit is negative") }
+        try findNearest?.validate(in: self)
     }
 
     /// The filter's operands, then the combination rules over the whole tree.

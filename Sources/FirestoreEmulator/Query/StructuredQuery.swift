@@ -20,6 +20,8 @@ struct StructuredQuery: Sendable {
     var limit: Int?
     /// The projected field paths (`select`); `nil` returns whole documents, an empty list only names.
     var projection: [FieldPath]?
+    /// Vector search (`find_nearest`): the nearest of the filter's matches by a vector field.
+    var findNearest: FindNearest?
 }
 
 /// A `where` clause.

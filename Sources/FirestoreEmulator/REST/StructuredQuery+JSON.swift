@@ -3,13 +3,11 @@ import EmulatorCore
 /// proto3 JSON for `google.firestore.v1.StructuredQuery` (RunQuery, Listen query targets).
 extension StructuredQuery {
     /// Decodes a `structuredQuery` over the collections below `parent`, then validates it as production does;
-    /// `location` names it in error messages. Errors are INVALID_ARGUMENT, except UNIMPLEMENTED for
-    /// `findNearest` (vector search; emulator-only behaviour).
+    /// `location` names it in error messages. Errors are INVALID_ARGUMENT.
     init(json: JSONValue, parent: DocumentPath, location: String = "structured_query") throws(FirestoreError) {
         let object = try ProtoObject(json, at: location, type: "StructuredQuery", fields: Self.fieldNames)
-        if object["findNearest"] != nil {
-            throw FirestoreError(.unimplemented, "findNearest (vector search) is not supported by the Hearth emulator.")
-        }
+        let findNearest = try object.message("findNearest", type: "StructuredQuery.FindNearest", fields: Self.findNearestFieldNames)
+            .map { (search: ProtoObject) throws(FirestoreError) in try Self.findNearest(search) }
         let from = try object.messages("from", type: "StructuredQuery.CollectionSelector", fields: ["collectionId", "allDescendants"])
         guard from.count <= 1 else {
             throw FirestoreError(.invalidArgument, "StructuredQuery.from cannot have more than one collection selector.")
@@ -36,7 +34,29 @@ extension StructuredQuery {
         endAt = try Self.cursor(object, "endAt")
         offset = Int(try object.integer("offset", bits: 32) ?? 0)
         limit = try object.integer("limit", bits: 32, wrapped: true).map { Int($0) }
+        self.findNearest = findNearest
         try validate()
+    }
+
+    /// The fields of `StructuredQuery.FindNearest`.
+    private static let findNearestFieldNames = [
+        "vectorField", "queryVector", "distanceMeasure", "limit", "distanceResultField", "distanceThreshold",
+    ]
+
+    /// A `FindNearest`, validated (see `FindNearest.validated`).
+    private static func findNearest(_ object: ProtoObject) throws(FirestoreError) -> FindNearest {
+        let measure = try object.enumeration(
+            "distanceMeasure", type: "StructuredQuery.FindNearest.DistanceMeasure",
+            names: ["DISTANCE_MEASURE_UNSPECIFIED"] + FindNearest.Measure.allCases.map(\.rawValue))
+        return try FindNearest.validated(
+            vectorField: try object.message("vectorField", type: "StructuredQuery.FieldReference", fields: ["fieldPath"])?
+                .string("fieldPath") ?? "",
+            queryVector: try object["queryVector"].map { (json: JSONValue) throws(FirestoreError) in
+                try FirestoreValue(json: json, field: object.location(of: "queryVector"))
+            },
+            measure: measure.flatMap(FindNearest.Measure.init(rawValue:)),
+            limit: try object.integer("limit", bits: 32, wrapped: true), distanceResultField: try object.string("distanceResultField"),
+            distanceThreshold: try object.double("distanceThreshold", wrapped: true))
     }
 
     /// The fields of `StructuredQuery`.
@@ -209,6 +229,26 @@ private struct ProtoObject {
             throw Self.invalidValue(json, at: location(of: field), type: "TYPE_INT\(bits)")
         }
         return value
+    }
+
+    /// A double field: a number, or `"NaN"`, `"Infinity"`, `"-Infinity"` (or a numeric string), also as
+    /// `{"value": x}` when `wrapped` (the `DoubleValue` wrapper).
+    func double(_ field: String, wrapped: Bool = false) throws(FirestoreError) -> Double? {
+        guard var json = members[field] else { return nil }
+        if wrapped, case .object = json {
+            let wrapper = try ProtoObject(json, at: location(of: field), type: "DoubleValue", fields: ["value"])
+            json = wrapper["value"] ?? 0
+        }
+        if let number = json.doubleValue { return number }
+        if case .string(let text) = json {
+            switch text {
+            case "NaN": return .nan
+            case "Infinity": return .infinity
+            case "-Infinity": return -.infinity
+            default: if let number = Double(text) { return number }
+            }
+        }
+        throw Self.invalidValue(json, at: location(of: field), type: "TYPE_DOUBLE")
     }
 
     /// An enum field by name or number (`names[number]`, `nil` for unused numbers); the name, `nil` when unset.

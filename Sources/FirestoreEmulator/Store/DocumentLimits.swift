@@ -2,7 +2,7 @@ import EmulatorCore
 
 /// Production's limits on a stored document, which the official emulator does not enforce: its size, the
 /// size of each string and bytes value, the nesting depth of maps and arrays, arrays directly inside arrays,
-/// and the field names. Errors carry production's messages where they are known (see each constant).
+/// and the field names; and the shape of vector values, which it does (`FindNearest.components`). Errors carry production's messages where they are known (see each constant).
 ///
 /// One pass over the document checks everything and adds up its storage size, following
 /// https://firebase.google.com/docs/firestore/storage-size.
@@ -110,11 +110,15 @@ enum DocumentLimits {
                 for element in values {
                     // Production names no field here: the message always says "array".
                     if case .array = element { throw invalidNestedEntity("array") }
+                    if case .map(let fields) = element, FirestoreValue.isVector(fields) {
+                        throw FirestoreError(.invalidArgument, "Cannot convert a vector value in an array value.")
+                    }
                     size += try valueSize(element, depth: depth + 1)
                 }
                 return size
             case .map(let fields):
                 let isVector = FirestoreValue.isVector(fields)
+                if isVector { _ = try FindNearest.components(of: fields, allowingNaN: false) }
                 var size = 0
                 for (name, child) in fields {
                     size += try fieldSize(name: name, value: child, depth: depth + 1, inVector: isVector)
