@@ -24,11 +24,16 @@ extension FirestoreREST {
             throw FirestoreError(.unavailable, "The rules could not be stored: \(error.message)")
         }
         let issues: [JSONValue] = diagnostics.map { diagnostic in
-            [
-                "sourcePosition": [
-                    "fileName": .string(diagnostic.fileName), "line": .int(Int64(diagnostic.location.line)),
-                    "column": .int(Int64(diagnostic.location.column)),
-                ],
+            var position: [String: JSONValue] = [
+                "fileName": .string(diagnostic.fileName), "line": .int(Int64(diagnostic.location.line)),
+                "column": .int(Int64(diagnostic.location.column)),
+            ]
+            if let offsets = diagnostic.offsets {
+                position["currentOffset"] = .int(Int64(offsets.lowerBound))
+                position["endOffset"] = .int(Int64(offsets.upperBound))
+            }
+            return [
+                "sourcePosition": .object(position),
                 "description": .string(diagnostic.message),
                 "severity": .string(diagnostic.severity == .error ? "ERROR" : "WARNING"),
             ]

@@ -40,6 +40,9 @@ struct Checker {
         }
         checkRecursion()
         checkUnused()
+        var types = TypeInference(program: program)
+        types.check()
+        diagnostics += types.diagnostics
     }
 
     /// Production's warnings for functions nothing calls and parameters a function never reads.
@@ -49,7 +52,7 @@ struct Checker {
             var pending = [expression]
             while let node = pending.popLast() {
                 if case .call(let callee, _) = node.kind, case .identifier(let name) = callee.kind,
-                    let index = functionIndex(named: name, from: lexical), index != own
+                    let index = program.functionIndex(named: name, from: lexical), index != own
                 {
                     called.insert(index)
                 }
@@ -90,16 +93,6 @@ struct Checker {
                     Diagnostic(.warning, "Unused variable: \(parameter).", fileName: function.fileName, at: location))
             }
         }
-    }
-
-    /// The index in `program.functions` of the function `name` resolves to from `lexical`.
-    private func functionIndex(named name: String, from lexical: Int) -> Int? {
-        var current: Int? = lexical
-        while let scope = current {
-            if let index = program.scopes[scope].functions[name] { return index }
-            current = program.scopes[scope].parent
-        }
-        return nil
     }
 
     /// The wildcard names bound by the blocks enclosing lexical scope `scope`.
@@ -182,42 +175,38 @@ struct Checker {
         return !names.contains(name) && !Self.globals.contains(name)
     }
 
+    /// A call of a user, global or namespaced function: unknown names and wrong argument counts are
+    /// warnings, as the official compiler gives them (the rules load; such a call fails when evaluated).
+    /// Methods are checked with their receiver's type (`TypeInference`).
     private mutating func checkCall(
         _ callee: Expression, _ count: Int, names: Set<String>, lexical: Int, fileName: String, at node: Expression
     ) {
-        func report(_ message: String, _ severity: Diagnostic.Severity = .error) {
-            diagnostics.append(Diagnostic(severity, message, fileName: fileName, at: node.location))
+        func warn(_ message: String, at location: SourceLocation) {
+            diagnostics.append(Diagnostic(.warning, message, fileName: fileName, at: location))
         }
         switch callee.kind {
         case .identifier(let name):
-            if let function = program.function(named: name, from: lexical) {
-                let expected = function.declaration.parameters.count
-                if count != expected {
-                    report("function '\(name)' takes \(expected) argument\(expected == 1 ? "" : "s"), got \(count)")
-                }
-            } else if let arity = Evaluator.dataFunctions[name] ?? Stdlib.functionArities[name] {
-                if !arity.contains(count) { report(arityMessage(name, arity, count)) }
+            let arity = program.function(named: name, from: lexical).map { $0.declaration.parameters.count...$0.declaration.parameters.count }
+                ?? Evaluator.dataFunctions[name] ?? Stdlib.functionArities[name]
+            if let arity {
+                if !arity.contains(count) { warn("Incorrect number of arguments supplied to function: \(name).", at: node.location) }
             } else {
-                report("Invalid function name: \(name).", .warning)
+                warn("Invalid function name: \(name).", at: node.location)
             }
         case .member(let target, let name):
             guard isNamespace(target, names), case .identifier(let namespace) = target.kind else { return }
             let qualified = "\(namespace).\(name)"
+            let location = program.anchors[callee.id] ?? node.location
             if let arity = Evaluator.dataFunctions[qualified] ?? Stdlib.functionArities[qualified] {
-                if !arity.contains(count) { report(arityMessage(qualified, arity, count)) }
+                if !arity.contains(count) { warn("Incorrect number of arguments supplied to function: \(qualified).", at: location) }
             } else if Stdlib.namespaces.contains(namespace) || namespace == "firestore" {
-                report("Invalid function name: \(qualified).", .warning)
+                warn("Invalid function name: \(qualified).", at: location)
             } else {
-                report("Invalid variable name: \(namespace).", .warning)
+                warn("Invalid variable name: \(namespace).", at: node.location)
             }
         default:
             break
         }
-    }
-
-    private func arityMessage(_ name: String, _ arity: ClosedRange<Int>, _ count: Int) -> String {
-        let expected = arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : "\(arity.lowerBound) to \(arity.upperBound)"
-        return "function '\(name)' takes \(expected) argument\(arity.upperBound == 1 ? "" : "s"), got \(count)"
     }
 
     /// Functions that call themselves, directly or through others: production allows no recursive or
@@ -229,7 +218,7 @@ struct Checker {
             var expressions = function.declaration.bindings.map(\.value) + [function.declaration.body]
             while let node = expressions.popLast() {
                 if case .call(let callee, _) = node.kind, case .identifier(let name) = callee.kind,
-                    let index = functionIndex(named: name, from: function.scope)
+                    let index = program.functionIndex(named: name, from: function.scope)
                 {
                     callees.append(index)
                 }

@@ -8,6 +8,7 @@ struct ProgramBuilder {
     }
 
     mutating func add(_ file: RulesFile) {
+        program.anchors.merge(file.anchors) { first, _ in first }
         if file.version == .v1 {
             diagnostics.append(
                 Diagnostic(

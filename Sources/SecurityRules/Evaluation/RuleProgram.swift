@@ -39,12 +39,19 @@ struct RuleProgram: Sendable {
     var matches: [Match]
     var scopes: [LexicalScope]
     var functions: [Function]
+    /// Where diagnostics about a member or binary expression point, by expression id (`RulesFile.anchors`).
+    var anchors: [Int: SourceLocation] = [:]
 
     /// The function `name` as seen from `scope`, innermost declaration first.
     func function(named name: String, from scope: Int) -> Function? {
+        functionIndex(named: name, from: scope).map { functions[$0] }
+    }
+
+    /// The index in `functions` of the function `name` as seen from `scope`.
+    func functionIndex(named name: String, from scope: Int) -> Int? {
         var current: Int? = scope
         while let index = current {
-            if let function = scopes[index].functions[name] { return functions[function] }
+            if let function = scopes[index].functions[name] { return function }
             current = scopes[index].parent
         }
         return nil

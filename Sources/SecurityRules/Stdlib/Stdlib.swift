@@ -110,17 +110,27 @@ enum Stdlib {
 
     /// Method names of every type with the argument counts some type accepts (for the checker's warnings:
     /// a method no type has, or a count no overload takes, cannot succeed).
-    static let methodArities: [String: ClosedRange<Int>] = {
-        let tables: [[String: ClosedRange<Int>]] = [
-            stringMethods.mapValues(\.arity), bytesMethods.mapValues(\.arity), listMethods.mapValues(\.arity),
-            mapMethods.mapValues(\.arity), mapDiffMethods.mapValues(\.arity), setMethods.mapValues(\.arity),
-            pathMethods.mapValues(\.arity), timestampMethods.mapValues(\.arity), durationMethods.mapValues(\.arity),
-            latLngMethods.mapValues(\.arity),
-        ]
-        return tables.reduce(into: [:]) { all, table in
-            all.merge(table) { a, b in min(a.lowerBound, b.lowerBound)...max(a.upperBound, b.upperBound) }
+    static let methodArities: [String: ClosedRange<Int>] = methodAritiesByType.reduce(into: [:]) { all, table in
+        all.merge(table.1) { a, b in min(a.lowerBound, b.lowerBound)...max(a.upperBound, b.upperBound) }
+    }
+
+    /// The argument counts method `name` takes on a receiver of `types` (every type's when unknown or when
+    /// several); `nil` when no such type has the method.
+    static func methodArity(_ name: String, on types: StaticTypes?) -> ClosedRange<Int>? {
+        if let types, let table = methodAritiesByType.first(where: { $0.0 == types }) {
+            return table.1[name] ?? methodArities[name]
         }
-    }()
+        return methodArities[name]
+    }
+
+    /// Each type's methods with their argument counts.
+    private static let methodAritiesByType: [(StaticTypes, [String: ClosedRange<Int>])] = [
+        (.string, stringMethods.mapValues(\.arity)), (.bytes, bytesMethods.mapValues(\.arity)),
+        (.list, listMethods.mapValues(\.arity)), (.map, mapMethods.mapValues(\.arity)),
+        (.mapDiff, mapDiffMethods.mapValues(\.arity)), (.set, setMethods.mapValues(\.arity)),
+        (.path, pathMethods.mapValues(\.arity)), (.timestamp, timestampMethods.mapValues(\.arity)),
+        (.duration, durationMethods.mapValues(\.arity)), (.latlng, latLngMethods.mapValues(\.arity)),
+    ]
 
     /// Every global and namespaced function, by `name` or `namespace.name`.
     static let functions: [String: Function] = [

@@ -6,6 +6,10 @@ public struct RulesFile: Sendable {
     public var version: RulesVersion
     /// The `service` blocks.
     public var services: [ServiceDeclaration]
+    /// By expression id, the token a diagnostic about the node points at when it is not the node's first:
+    /// a member's name, a binary operator (as the official compiler places its warnings). Kept beside the
+    /// tree, not in it, so that expressions stay small for the parser's deep recursion.
+    public var anchors: [Int: SourceLocation] = [:]
 }
 
 /// `rules_version = '1' | '2'`: version 2 lets `{name=**}` match zero segments anywhere in a path.

@@ -53,7 +53,7 @@ extension Parser {
                 services[index].functions = functions + services[index].functions
             }
         }
-        return RulesFile(fileName: lexer.fileName, version: version, services: services)
+        return RulesFile(fileName: lexer.fileName, version: version, services: services, anchors: anchors)
     }
 
     /// `rules_version = '1' | '2';` — the current token is `rules_version`.

@@ -69,10 +69,12 @@ extension Parser {
     private mutating func parseBinary(minimumPrecedence: Int) -> Expression {
         var lhs = parseUnary()
         while let infix, infix.precedence >= minimumPrecedence {
+            let operatorLocation = token.location
             advance()
             if let op = infix.op {
                 let rhs = parseBinary(minimumPrecedence: infix.precedence + 1)
                 lhs = make(.binary(op, lhs, rhs), at: lhs.location)
+                anchors[lhs.id] = operatorLocation
             } else {
                 lhs = make(.isType(lhs, parseTypeName()), at: lhs.location)
             }
@@ -142,8 +144,11 @@ extension Parser {
             errorExpected("a member name after '.'")
             return nil
         }
+        let nameLocation = token.location
         advance()
-        return make(.member(receiver, name), at: receiver.location)
+        let member = make(.member(receiver, name), at: receiver.location)
+        anchors[member.id] = nameLocation
+        return member
     }
 
     /// `[i]`, `[i:j]`, `[:j]`, `[i:]` or `[:]` after `receiver`; the `[` is consumed.

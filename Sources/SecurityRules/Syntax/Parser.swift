@@ -26,6 +26,8 @@ struct Parser {
     var token: Token
     /// Where the token before `token` ended (for "missing ';'" diagnostics).
     var previousEnd = SourceLocation(line: 1, column: 1)
+    /// Where diagnostics about members and binary operators point, by expression id (`RulesFile.anchors`).
+    var anchors: [Int: SourceLocation] = [:]
     /// The version declared by `rules_version` (v1 until one is seen).
     var version = RulesVersion.v1
     /// Expression nesting at this point (counted afresh for each statement).

@@ -50,6 +50,10 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public var fileName: String
     /// Where in the file.
     public var location: SourceLocation
+    /// The offsets (in Unicode scalars from the file's start) of the first and the last character of the
+    /// token at `location`, as the official emulator's `currentOffset` and `endOffset` give them; set by
+    /// the compiler.
+    public var offsets: ClosedRange<Int>?
 
     /// Creates a diagnostic.
     public init(_ severity: Severity, _ message: String, fileName: String, at location: SourceLocation) {
