@@ -34,8 +34,9 @@ public final class DatabaseEmulator: ServedEmulator {
         let files = rulesFile.map { [(path: $0, namespaces: [defaultNamespace] + rulesNamespaces.filter { $0 != defaultNamespace })] } ?? []
         let databases = try Databases(projectID: projectID, rulesFiles: files, clock: clock, logger: logger, durable: durable)
         self.databases = databases
-        let api = DatabaseAPI(databases: databases)
-        let webSocket = WebSocketEndpoint(databases: databases, access: LocalAccess(boundHost: host))
+        let longPolling = LongPollEndpoint(databases: databases)
+        let api = DatabaseAPI(databases: databases, longPolling: longPolling)
+        let webSocket = WebSocketEndpoint(databases: databases, access: LocalAccess(boundHost: host), longPolling: longPolling)
         server = EmulatorServer(
             responder: EmulatorResponder { request, context in try await api.handle(request, context: context) },
             host: host, port: port, logger: logger,

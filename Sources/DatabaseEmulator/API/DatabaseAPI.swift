@@ -12,6 +12,8 @@ import NIOCore
 /// `/.inspect/databases.json`, `/.inspect/coverage` and `.json`). Errors are `{"error": "..."}` as production sends.
 struct DatabaseAPI: Sendable {
     let databases: Databases
+    /// The wire protocol over long polling (`/.lp`).
+    let longPolling: LongPollEndpoint
     let pushIDs = PushIDGenerator()
 
     /// The largest body a write may carry (production's REST limit: 256 MB).
@@ -62,6 +64,8 @@ struct DatabaseAPI: Sendable {
             return .json(databases.database(namespace).rules.coverageReport())
         case "/.inspect/coverage":
             return .text(databases.database(namespace).rules.coverageHTML(), contentType: "text/html; charset=utf-8")
+        case "/.lp":
+            return await longPolling.respond(request, fields: fields, namespace: namespace, host: request.head.authority ?? "localhost")
         case "/.settings/functionTriggers.json":
             // Functions triggers: accepted, as there is no Functions emulator to call.
             return .json(.null)

@@ -13,14 +13,17 @@ final class WebSocketEndpoint: Sendable {
     /// Which hosts and pages may connect (WebSockets are not subject to CORS: a page on any site could
     /// otherwise open one).
     let access: LocalAccess
+    /// The long-polling sessions a WebSocket with `s=<session>` takes over (the SDK's upgrade).
+    let longPolling: LongPollEndpoint
     private let sessions = Atomic<UInt64>(0)
 
     /// The largest reassembled message accepted (larger: the connection ends).
     static let messageLimit = 64 << 20
 
-    init(databases: Databases, access: LocalAccess) {
+    init(databases: Databases, access: LocalAccess, longPolling: LongPollEndpoint) {
         self.databases = databases
         self.access = access
+        self.longPolling = longPolling
     }
 
     /// Whether a request is an upgrade to serve, and how. One refused (a foreign page or host, a bad
@@ -31,14 +34,74 @@ final class WebSocketEndpoint: Sendable {
         }
         let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
         let host = request.authority ?? "localhost"
+        let fields = FormFields(parsing: query)
         guard access.refusal(host: request.authority, origin: request.headerFields[.origin]) == nil,
-            let namespace = try? databases.namespace(requested: FormFields(parsing: query)["ns"], host: host)
+            let namespace = try? databases.namespace(requested: fields["ns"], host: host)
         else { return .dontUpgrade }
+        if let upgraded = fields["s"] {
+            // The SDK moving a long-polling session to a WebSocket; an unknown session is not upgraded.
+            guard let session = longPolling.upgradable(upgraded) else { return .dontUpgrade }
+            return .upgrade([:]) { [self] inbound, outbound, context in
+                await takeOver(session, inbound: inbound, outbound: outbound, logger: context.logger)
+            }
+        }
         let session = sessions.add(1, ordering: .relaxed).newValue
         return .upgrade([:]) { [self] inbound, outbound, context in
             await serve(
                 inbound: inbound, outbound: outbound, logger: context.logger, namespace: namespace, host: host,
                 sessionID: "hearth-\(session)")
+        }
+    }
+
+    /// Serves a WebSocket that takes `session` over: it is acknowledged (`a`, after which the client pings it
+    /// until two pongs make it healthy), pings are answered until the client ends transmission
+    /// on the long poll; then the connection's frames come here, and the client's go to the connection.
+    /// When this socket goes, the connection ends if it was handed over (else the long poll goes on).
+    private func takeOver(
+        _ session: LongPollSession, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger
+    ) async {
+        let (frames, replies) = session.upgrade()
+        // The client waits for the server's word on the new socket: an acknowledgement starts its pings.
+        replies.yield(WireStateMachine.control("a", .object([:])).serialized())
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await frame in frames {
+                    for part in FrameAssembler.frames(of: frame) {
+                        do {
+                            try await outbound.write(.text(part))
+                        } catch {
+                            return
+                        }
+                    }
+                }
+                try? await outbound.close(.goingAway, reason: nil)
+            }
+            var assembler = FrameAssembler(limit: Self.messageLimit)
+            do {
+                reading: for try await message in inbound.messages(maxSize: Self.messageLimit) {
+                    guard case .text(let text) = message else { break reading }
+                    switch assembler.receive(text) {
+                    case .pending: continue
+                    case .tooLarge: break reading
+                    case .message(let message):
+                        if let json = try? JSONValue.parse(message), json["t"]?.stringValue == "c" {
+                            // Control messages of the upgrade: a ping is answered; the switch needs nothing.
+                            if json["d"]?["t"]?.stringValue == "p" {
+                                replies.yield(WireStateMachine.control("o", .null).serialized())
+                            }
+                            continue
+                        }
+                        if !session.connection.receive(message) { break reading }
+                    }
+                }
+            } catch {
+                logger.debug("database: upgraded connection ended: \(error)")
+            }
+            if session.upgradeFailed() {
+                replies.finish()
+            } else {
+                session.connection.close()
+            }
         }
     }
 
