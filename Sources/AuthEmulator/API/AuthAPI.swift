@@ -33,6 +33,7 @@ struct AuthAPI: Sendable {
             ])
         }
         if let page = try await AuthPages.response(for: request, segments: segments, api: self) { return page }
+        if let page = try await IdPPages.response(for: request, segments: segments, api: self) { return page }
         if let rewritten = try LegacyPaths.rewrite(segments, method: request.method) { segments = rewritten }
         let candidates = routes.compactMap { route in route.match(segments).map { (route, $0) } }
         guard !candidates.isEmpty else { throw APIError.authNotFound }
