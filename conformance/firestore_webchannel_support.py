@@ -14,7 +14,7 @@ as shared/reference/firestore.md §9 summarizes it:
   an `X-HTTP-Session-Id` header whose value every later request carries as `gsessionid`.
 * Forward channel (`send`): `POST …&SID=..&RID=<n>&AID=<last array id received>` with
   `count=K&ofs=<map id of the first>&req0___data__=…`; map ids count up across the session (the
-  handshake's are 0..N-1); a retry repeats the same RID, `ofs` and maps (`resend`). Answer `[1, last array id
+  handshake's are 0..N-1); a retry repeats the same RID, `ofs` and maps (`resend`). Answer `[0|1, last array id
   queued, bytes not yet on a back channel]`.
 * Back channel: `GET …&RID=rpc&SID=..&AID=<n>&CI=0|1&TYPE=xmlhttp`. `CI=0` streams (`start_streaming`):
   the response stays open and chunks are appended; `CI=1` long polls (`start_long_polling`): each response
@@ -196,7 +196,7 @@ class ForwardRequest:
 
     @property
     def answer(self) -> list:
-        """The parsed `[1, last array id, outstanding bytes]`."""
+        """The parsed `[back channel open (1) or not (0), last array id, outstanding bytes]`."""
         chunks = decode_body(self.response.content)
         assert len(chunks) == 1, f"one chunk answers a forward POST: {chunks!r}"
         return chunks[0]

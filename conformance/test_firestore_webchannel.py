@@ -198,11 +198,12 @@ def test_handshake_answers_the_c_array_session_id_and_cors(db, channels):
 
 def test_handshake_without_maps_then_first_request_at_map_zero(db, channels):
     """A handshake with count=0 (Closure sends one when nothing was queued yet); the first request then
-    goes on the forward channel with ofs=0."""
+    goes on the forward channel with ofs=0. No back channel is open yet: the answer's first value says so
+    (0), as the official emulator and Closure's server answer."""
     channel = channels(db.project, "Write")
     assert channel.open().status_code == 200
     answer = channel.send({"database": db.database_name}).answer
-    assert answer[0] == 1 and isinstance(answer[1], int) and isinstance(answer[2], int), answer
+    assert answer[0] == 0 and isinstance(answer[1], int) and isinstance(answer[2], int), answer
     channel.start_streaming()
     first = channel.next()
     assert "streamToken" in first and "error" not in first, first
@@ -655,8 +656,8 @@ def test_terminate_ends_the_session_then_unknown_sid(db, channels):
 
 def test_listen_with_vector_values_and_a_vector_search_target(db, channels):
     """Vector values reach a WebChannel listener as they were written; a query target with a vector search
-    (findNearest) is added and current with no documents, as the official emulator answers it (RunQuery
-    serves the search: conformance/differential/test_vector_search.py)."""
+    (findNearest) gets the nearest documents with their distances, as the official emulator's listeners do
+    (conformance/differential/test_vector_search.py checks the search itself)."""
     vector = {"mapValue": {"fields": {"__type__": {"stringValue": "__vector__"},
                                       "value": {"arrayValue": {"values": [{"doubleValue": 1.0}, {"doubleValue": 0.5}]}}}}}
     ok(db.commit([{"update": {"name": db.name("embeddings/a"), "fields": {"v": vector}}}]))
@@ -669,6 +670,8 @@ def test_listen_with_vector_values_and_a_vector_search_target(db, channels):
     search["addTarget"]["query"]["structuredQuery"] = {
         "from": [{"collectionId": "embeddings"}],
         "findNearest": {"vectorField": {"fieldPath": "v"}, "queryVector": vector, "distanceMeasure": "EUCLIDEAN",
-                        "limit": 5}}
+                        "limit": 5, "distanceResultField": "distance"}}
     searching = open_listen(channels, db, search)
-    assert_initial_sequence(searching.until(is_global_snapshot), 3, [])
+    found = searching.until(is_global_snapshot)
+    assert_initial_sequence(found, 3, [db.name("embeddings/a")])
+    assert found[1]["documentChange"]["document"]["fields"]["distance"] == {"doubleValue": 0}

@@ -1,7 +1,7 @@
 """Vector search (`findNearest`) answered as Google's official Firestore emulator answers it: every case of
 corpus/vector_search.json (recorded by `vector_search.py record`; vector_search.py explains the cases) over
 REST, the query cases again over gRPC (the generated stub, as the SDKs call RunQuery), the Python client's own
-`find_nearest`, and a listen target with a search (ADD, then CURRENT with no documents).
+`find_nearest`, and a listen target with a search (the nearest documents, followed as they change).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from google.cloud.firestore_v1.base_vector_query import DistanceMeasure
+from google.cloud.firestore_v1.types import document as document_types
 from google.cloud.firestore_v1.types import firestore as firestore_types
 from google.cloud.firestore_v1.types import query as query_types
 from google.cloud.firestore_v1.vector import Vector
@@ -121,16 +122,34 @@ def test_the_python_clients_find_nearest(client):
     assert [(snapshot.id, snapshot.get("score")) for snapshot in dot] == [("far", 10.0), ("diagonal", 2.0)]
 
 
-def test_a_listen_target_with_a_vector_search_is_current_and_empty(seeded, raw_apis):
-    """As the official emulator answers it: the target is added and current, with no documents."""
+def test_a_listen_target_with_a_vector_search_follows_the_nearest_documents(seeded, raw_apis):
+    """As the official emulator answers it: the target's documents are RunQuery's nearest ones, with their
+    distances; a document that moves nearer enters, and one pushed out leaves."""
     api = raw_apis(seeded, "owner")
     session = ListenSession(api)
+    case = CASES[0]
     structured = query_types.StructuredQuery.pb()()
-    json_format.ParseDict(CASES[0]["structuredQuery"], structured)
+    json_format.ParseDict(case["structuredQuery"], structured)
     session.send(add_target=firestore_types.Target(
         target_id=7, query=firestore_types.Target.QueryTarget(
             parent=api.root, structured_query=query_types.StructuredQuery.wrap(structured))))
-    responses = session.until(lambda response: "target_change" in response
-                              and response.target_change.target_change_type == firestore_types.TargetChange.TargetChangeType.CURRENT)
-    assert not any("document_change" in response for response in responses), responses
-    assert CASES[0]["answer"]["results"], "the same query over RunQuery has results"
+    def is_snapshot(response) -> bool:
+        return ("target_change" in response and not response.target_change.target_ids
+                and response.target_change.target_change_type == firestore_types.TargetChange.TargetChangeType.NO_CHANGE)
+
+    responses = session.until(is_snapshot)
+    changes = [response.document_change.document for response in responses if "document_change" in response]
+    expected = case["answer"]["results"]
+    assert [document.name.split("/documents/", 1)[1] for document in changes] == [name for name, _ in expected]
+    field = case["structuredQuery"]["findNearest"]["distanceResultField"]
+    assert [document.fields[field].double_value for document in changes] == [fields[field]["doubleValue"] for _, fields in expected]
+    # A new document exactly at the query vector enters; the farthest of the nearest leaves.
+    vector = case["structuredQuery"]["findNearest"]["queryVector"]
+    api.call("commit", firestore_types.CommitRequest(database=api.database, writes=[
+        {"update": {"name": api.name("vs/exact"), "fields": {"v": json_format.ParseDict(vector, document_types.Value.pb()())}}}]))
+    after = session.until(is_snapshot)
+    entered = [response.document_change.document.name.split("/documents/", 1)[1] for response in after if "document_change" in response]
+    left = [(response.document_remove or response.document_delete).document.split("/documents/", 1)[1]
+            for response in after if "document_remove" in response or "document_delete" in response]
+    assert entered == ["vs/exact"], after
+    assert left == [expected[-1][0]], after

@@ -64,11 +64,8 @@ extension FirestoreGRPCService {
         case .query(let query):
             let (named, parent) = try DocumentPath.parse(resourceName: query.parent)
             guard named == database else { throw FirestoreError.otherDatabase(query.parent, database) }
-            let structured = try StructuredQuery(proto: query.structuredQuery, parent: parent)
-            // A vector search matches no document in a listener, as the official emulator answers it (ADD,
-            // then CURRENT with no documents); the SDKs offer no listener on one.
             return ListenTarget(
-                id: proto.targetID, kind: structured.findNearest == nil ? .query(structured) : .documents([]),
+                id: proto.targetID, kind: .query(try StructuredQuery(proto: query.structuredQuery, parent: parent)),
                 resume: resume,
                 once: proto.once)
         case .documents(let documents):

@@ -40,11 +40,12 @@ struct ListenTarget: Sendable {
         }
     }
 
-    /// Whether a document's own state decides its membership (no limit, offset or cursors, which depend on
-    /// the other documents): then a change is applied per document, else the query runs again.
+    /// Whether a document's own state decides its membership (no limit, offset, cursors or vector search,
+    /// which depend on the other documents): then a change is applied per document, else the query runs again.
     var isDecidedPerDocument: Bool {
         guard case .query(let query) = kind else { return true }
         return query.limit == nil && query.offset == 0 && query.startAt == nil && query.endAt == nil
+            && query.findNearest == nil
     }
 }
 

@@ -11,8 +11,8 @@ import EmulatorCore
 /// - `distance_threshold` keeps distances at most it (EUCLIDEAN, COSINE) or at least it (DOT_PRODUCT).
 /// - `distance_result_field` is a field *name* (not a path: `a.b` is one top-level field) that each result
 ///   carries its distance in, replacing a field of that name; a projection (`select`) leaves it out.
-/// - A listen target with `find_nearest` matches no document (the official emulator answers such a target
-///   with an empty, current snapshot).
+/// - A listen target with `find_nearest` gets the nearest documents (with their distances) and follows them
+///   as changes move documents in and out, as the official emulator's listeners do.
 struct FindNearest: Sendable, Equatable {
     /// How distances are measured.
     enum Measure: String, Sendable, CaseIterable {

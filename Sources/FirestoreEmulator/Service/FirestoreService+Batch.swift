@@ -37,10 +37,14 @@ extension FirestoreService {
     }
 
     /// BatchWrite: each write on its own, in order, each with its result or its error. A document may be
-    /// written once.
+    /// written once. Only administrators (server SDKs) may call it: the official emulator refuses any other
+    /// caller whatever the rules say (firebase-tools#3833), as production refuses end-user credentials.
     func batchWrite(_ request: BatchWriteRequest, _ context: CallContext) throws(FirestoreError)
         -> [Result<WriteResult, FirestoreError>]
     {
+        guard context.credential == .owner else {
+            throw FirestoreError(.permissionDenied, "Batch writes require admin authentication.")
+        }
         try Self.checkWriteCount(request.writes.count)
         var written = Set<DocumentPath>()
         for write in request.writes where !written.insert(write.path).inserted {

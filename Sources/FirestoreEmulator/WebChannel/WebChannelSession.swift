@@ -92,7 +92,8 @@ struct WebChannelSession: Sendable {
         if backChannel == generation { backChannel = nil }
     }
 
-    /// The forward channel's answer: `[1, last array id, bytes not yet on a back channel]` (1: the back
-    /// channel is there; the client never needs to be told otherwise, it reopens its own).
-    var forwardResponse: String { "[1,\(lastArrayID),\(unsentBytes)]" }
+    /// The forward channel's answer: `[back channel, last array id, bytes not yet on a back channel]`, the
+    /// first 1 while a back channel is open and 0 while none is (the client then opens one if its own is
+    /// not on its way), as the official emulator and Closure's WebChannel server answer.
+    var forwardResponse: String { "[\(backChannel == nil ? 0 : 1),\(lastArrayID),\(unsentBytes)]" }
 }
