@@ -1,7 +1,8 @@
 import EmulatorCore
 
 /// The query a read asks for, as `.read` rules see it in `query`: `query.orderByChild == 'score' &&
-/// query.limitToFirst <= 10`. A plain read (no query) has every field unset.
+/// query.limitToFirst <= 10`. A plain read (no query) has every field unset but `orderByKey`, true whenever no
+/// other order is asked for.
 package struct RuleQuery: Sendable, Equatable {
     /// `orderByKey()`.
     package var orderByKey: Bool
@@ -48,7 +49,9 @@ package struct RuleQuery: Sendable, Equatable {
     /// `query.name` in a rule.
     func field(_ name: String) -> DatabaseRuleValue {
         switch name {
-        case "orderByKey": .bool(orderByKey)
+        // Without another order a read is ordered by key: the live service says `query.orderByKey == true`
+        // for a plain read (goldibex/targaryen's recorded cases).
+        case "orderByKey": .bool(orderByKey || (orderByChild == nil && !orderByValue && !orderByPriority))
         case "orderByPriority": .bool(orderByPriority)
         case "orderByValue": .bool(orderByValue)
         case "orderByChild": orderByChild.map(DatabaseRuleValue.string) ?? .null

@@ -22,11 +22,10 @@ extension BinaryOperator {
             case .subtract: return .number(a - b)
             case .multiply: return .number(a * b)
             case .divide:
-                guard b != 0 else { throw RuleEvaluationError("Division by zero.") }
-                return .number(a / b)
+                // Dividing by zero gives NaN, as the live service answers `(1/0 + '') == 'NaN'`.
+                return .number(b == 0 ? .nan : a / b)
             default:
-                guard b != 0 else { throw RuleEvaluationError("Division by zero.") }
-                return .number(a.truncatingRemainder(dividingBy: b))
+                return .number(b == 0 ? .nan : a.truncatingRemainder(dividingBy: b))
             }
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             let order: Int
@@ -51,6 +50,8 @@ extension BinaryOperator {
     /// A number or boolean as JavaScript would write it in a concatenation.
     private static func text(_ value: DatabaseRuleValue) -> String? {
         switch value {
+        case .number(let number) where number.isNaN: "NaN"
+        case .number(let number) where number.isInfinite: number < 0 ? "-Infinity" : "Infinity"
         case .number(let number): JSONValue.double(number).primitiveString
         case .bool(let bool): bool ? "true" : "false"
         default: nil

@@ -74,9 +74,12 @@ extension RuleExpression {
         return bool
     }
 
-    /// `value.name`.
+    /// `value.name`. A member of null is null, as the live service answers `auth.uid` for a client that is not
+    /// signed in (goldibex/targaryen's recorded cases); calling a method of null fails.
     private static func member(_ name: String, of value: DatabaseRuleValue) throws(RuleEvaluationError) -> DatabaseRuleValue {
         switch value {
+        case .null:
+            return .null
         case .string(let string) where name == "length":
             return .number(Double(string.utf16.count))
         case .json(.object(let members)):
@@ -93,6 +96,8 @@ extension RuleExpression {
     /// `value[key]`.
     private static func index(_ value: DatabaseRuleValue, _ key: DatabaseRuleValue) throws(RuleEvaluationError) -> DatabaseRuleValue {
         switch (value, key) {
+        case (.null, _):
+            return .null
         case (.json(.object), .string(let name)):
             return try member(name, of: value)
         case (.json(.object), .number(let number)):

@@ -20,6 +20,11 @@ extension RuleParser {
                 try advance()
                 let key = try parseConditional()
                 try expect("]")
+                // `x["name"](…)` calls a method, as `x.name(…)` does.
+                if isSymbol("("), case .literal(.string(let name)) = key.expression {
+                    value = try parseCall(on: value, name: name, at: bracket)
+                    continue
+                }
                 guard value.type == .any else {
                     throw error("Type error: a \(value.type.name) cannot be indexed with [].", at: bracket)
                 }
@@ -94,7 +99,15 @@ extension RuleParser {
         let type: StaticType
         switch receiver.type {
         case .string where name == "length": type = .number
-        case .any: type = .any
+        case .any:
+            // A value read from the data (`val()`, `getPriority()`) is a primitive: it has no properties but a
+            // string's `length`.
+            if name != "length", case .snapshotMethod(_, let method, _) = receiver.expression,
+                method == .val || method == .getPriority
+            {
+                throw error("No such method/property '\(name)'.", at: start)
+            }
+            type = .any
         case .query where RuleQuery.fields.contains(name):
             type = ["orderByKey", "orderByPriority", "orderByValue"].contains(name) ? .boolean : .any
         case .snapshot where SnapshotMethod(rawValue: name) != nil:

@@ -81,6 +81,11 @@ struct RuleParser {
         let then = try parseConditional()
         try expect(":")
         let otherwise = try parseConditional()
+        if then.type != otherwise.type, then.type != .any, otherwise.type != .any {
+            throw error(
+                "Type error: the branches of '?:' must have the same type, not a \(then.type.name) and a \(otherwise.type.name).",
+                at: then.start)
+        }
         return TypedExpression(
             expression: .conditional(condition.expression, then.expression, otherwise.expression),
             type: then.type == otherwise.type ? then.type : .any, start: condition.start)
@@ -118,6 +123,10 @@ struct RuleParser {
             try countOperator()
             try advance()
             let rhs = try parseRelational()
+            // Snapshots are not values: `root.child('x') != null` is refused, as the live service refuses it.
+            for operand in [lhs, rhs] where operand.type == .snapshot {
+                throw error("Type error: '\(symbol)' cannot compare a \(operand.type.name); compare its val().", at: operand.start)
+            }
             lhs = TypedExpression(expression: .binary(op, lhs.expression, rhs.expression), type: .boolean, start: lhs.start)
         }
         return lhs

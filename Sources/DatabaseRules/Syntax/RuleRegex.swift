@@ -30,7 +30,8 @@ struct RuleRegex: @unchecked Sendable {
         string.firstMatch(of: regex) != nil
     }
 
-    /// A description of a `^` that is not first or a `$` that is not last (outside brackets), if any.
+    /// A description of a `^` that is not first, a `$` that is not last, or an empty alternative (`(a|)`,
+    /// `a||b`: the live service refuses those) outside brackets, if any.
     private static func misplacedAnchor(in pattern: String) -> String? {
         let scalars = Array(pattern.unicodeScalars)
         var index = 0
@@ -41,6 +42,13 @@ struct RuleRegex: @unchecked Sendable {
             case "\\": index += 1
             case "[" where !inClass: inClass = true
             case "]" where inClass: inClass = false
+            case "|" where !inClass:
+                let before = index > 0 ? scalars[index - 1] : "("
+                let after = index + 1 < scalars.count ? scalars[index + 1] : ")"
+                let escaped = index > 1 && scalars[index - 2] == "\\"
+                if (before == "(" || before == "|" || before == "^") && !escaped || after == ")" || after == "|" || after == "$" {
+                    return "Empty alternatives ('|' with nothing on one side) are not supported in regular expressions."
+                }
             case "^" where !inClass && index != 0:
                 return "'^' can only be used as the first character of a regular expression."
             case "$" where !inClass && index != scalars.count - 1:
