@@ -126,7 +126,10 @@ final class FirestoreRules: Sendable {
             var request = Self.request(.list, path: path, credential: credential, time: time)
             if case .map(var fields) = request { fields["query"] = .map(queryInfo); request = .map(fields) }
             let proof = alternative.rangedFields.isEmpty
-                ? nil : RulesProof(strictNumbers: QueryConstraints.hasDoubleBounds(alternative.conditions))
+                ? nil
+                : RulesProof(
+                    strictNumbers: QueryConstraints.hasDoubleBounds(alternative.conditions),
+                    pinned: Set(alternative.pinned.keys.map { ["data"] + $0.segments }))
             for pinned in Self.samples(of: alternative, literals: ruleset.literals) {
                 let resource: RuleValue = .map([
                     "data": .map(QueryConstraints.fields(of: pinned).mapValues(\.ruleValue)),

@@ -118,8 +118,19 @@ struct QueryConstraints {
             if case .array(let values) = condition.operand, condition.op == .notIn { return values }
             return [condition.operand]
         }
+        // A range of timestamps: its far ends, and the instants the rules' int literals name as milliseconds
+        // (`timestamp.value(0)`), with their neighbours.
+        let timestamps = conditions.contains { if case .timestamp = $0.operand { return true } else { return false } }
+        if timestamps {
+            seeds += [.timestamp(seconds: -62_135_596_800, nanos: 0), .timestamp(seconds: 253_402_300_799, nanos: 999_999_000)]
+        }
         for literal in literals {
             switch literal {
+            case .int(let value) where timestamps:
+                seeds.append(.integer(value))
+                let (seconds, milliseconds) = value.quotientAndRemainder(dividingBy: 1000)
+                let carry = milliseconds < 0 ? 1 : 0
+                seeds.append(.timestamp(seconds: seconds - Int64(carry), nanos: Int32((milliseconds + Int64(carry) * 1000) * 1_000_000)))
             case .int(let value): seeds.append(.integer(value))
             case .float(let value): seeds.append(.double(value))
             case .string(let value): seeds.append(.string(value))
@@ -135,6 +146,13 @@ struct QueryConstraints {
                 candidates += numbers(around: value, doubles: doubles)
             case .string(let value):
                 candidates += [seed, .string(value + "\u{0}"), .string(String(value.dropLast()))]
+            case .timestamp(let seconds, let nanos):
+                // Stored timestamps have microseconds: the instants one microsecond either side.
+                candidates += [-1_000, 0, 1_000].map { step in
+                    let total = Int64(nanos) + Int64(step)
+                    let carry = total < 0 ? -1 : total >= 1_000_000_000 ? 1 : 0
+                    return .timestamp(seconds: seconds + Int64(carry), nanos: Int32(total - Int64(carry) * 1_000_000_000))
+                }
             default:
                 candidates.append(seed)
             }

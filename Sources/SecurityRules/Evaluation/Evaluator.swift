@@ -67,17 +67,17 @@ struct Evaluator {
             let upper = try to.map { (bound: Expression) throws(RuleError) in try evaluate(bound, scope, lexical: lexical) }
             return try Stdlib.slice(receiver, lower, upper)
         case .call(let callee, let arguments):
-            if proof != nil, case .member(let receiver, _) = callee.kind, Self.readsResource(receiver) { throw Self.unproven }
+            if let proof, case .member(let receiver, _) = callee.kind, Self.readsResource(receiver, proof) { throw Self.unproven }
             return try call(callee, arguments, scope, lexical: lexical)
         case .unary(let op, let operand):
-            if proof != nil, op == .not, Self.readsResource(operand) { throw Self.unproven }
+            if let proof, op == .not, Self.readsResource(operand, proof) { throw Self.unproven }
             return try Stdlib.unary(op, try evaluate(operand, scope, lexical: lexical))
         case .binary(.and, let lhs, let rhs):
             return try logical(isAnd: true, lhs, rhs, scope, lexical: lexical)
         case .binary(.or, let lhs, let rhs):
             return try logical(isAnd: false, lhs, rhs, scope, lexical: lexical)
         case .binary(let op, let lhs, let rhs):
-            if proof != nil, !Self.isProvable(op, lhs, rhs) { throw Self.unproven }
+            if let proof, !Self.isProvable(op, lhs, rhs, proof) { throw Self.unproven }
             let left = try evaluate(lhs, scope, lexical: lexical)
             let right = try evaluate(rhs, scope, lexical: lexical)
             if proof?.strictNumbers == true, Self.mixesNumbers(left, right) { throw Self.unproven }
@@ -89,7 +89,7 @@ struct Evaluator {
             case let value: throw RuleError(.typeMismatch, "ternary condition must be a bool, got \(value.typeName)")
             }
         case .isType(let operand, let type):
-            if proof != nil, Self.readsResource(operand) { throw Self.unproven }
+            if let proof, Self.readsResource(operand, proof) { throw Self.unproven }
             return .bool(try evaluate(operand, scope, lexical: lexical).is(type))
         }
     }
@@ -97,30 +97,51 @@ struct Evaluator {
     /// What a condition the official engine cannot prove for every document of a query gives.
     static let unproven = RuleError(.typeMismatch, "Unsupported operation error. The condition cannot be proven for every document the query admits.")
 
-    /// Whether `expression` reads `resource` or calls a function (which might).
-    static func readsResource(_ expression: Expression) -> Bool {
+    /// Whether `expression` reads a part of `resource` that varies across the documents a query admits, or
+    /// calls a function (which might); a field the query pins to one value (`==`) is a constant, so methods
+    /// and arithmetic on it are provable, as the official engine proves them.
+    static func readsResource(_ expression: Expression, _ proof: RulesProof) -> Bool {
+        if let field = resourceField(expression), proof.pinned.contains(field) { return false }
         switch expression.kind {
-        case .identifier("resource"), .call: return true
-        default: return expression.kind.children.contains(where: readsResource)
+        case .identifier("resource"): return true
+        case .call(let callee, _) where !isMember(callee): return true
+        default: return expression.kind.children.contains { readsResource($0, proof) }
+        }
+    }
+
+    private static func isMember(_ expression: Expression) -> Bool {
+        if case .member = expression.kind { return true }
+        return false
+    }
+
+    /// The field of `resource` an expression names (`resource.data.f` → `["data", "f"]`), if it names one.
+    private static func resourceField(_ expression: Expression) -> [String]? {
+        switch expression.kind {
+        case .member(let target, let name): return resourceField(target).map { $0 + [name] }
+        case .index(let target, let index):
+            guard case .string(let name) = index.kind else { return nil }
+            return resourceField(target).map { $0 + [name] }
+        case .identifier("resource"): return []
+        default: return nil
         }
     }
 
     /// Whether the official engine can prove `lhs op rhs` for every document a query admits: an operation
-    /// that does not read `resource`, or a comparison of a field of it (`resource.data.f`) with something
-    /// that does not (arithmetic on a field, a method of it, two fields compared: not).
-    private static func isProvable(_ op: BinaryOperator, _ lhs: Expression, _ rhs: Expression) -> Bool {
-        let (left, right) = (readsResource(lhs), readsResource(rhs))
+    /// that does not read a varying part of `resource`, or a comparison of a field of it (`resource.data.f`)
+    /// with something that does not (arithmetic on a ranged field, a method of it, two fields compared: not).
+    private static func isProvable(_ op: BinaryOperator, _ lhs: Expression, _ rhs: Expression, _ proof: RulesProof) -> Bool {
+        let (left, right) = (readsResource(lhs, proof), readsResource(rhs, proof))
         guard left || right else { return true }
         guard left != right, [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .in].contains(op) else { return false }
-        return isField(left ? lhs : rhs)
+        return isField(left ? lhs : rhs, proof)
     }
 
     /// `resource` followed by members and constant indexes: `resource.data.f`, `resource.data['f']`.
-    private static func isField(_ expression: Expression) -> Bool {
+    private static func isField(_ expression: Expression, _ proof: RulesProof) -> Bool {
         switch expression.kind {
         case .identifier("resource"): return true
-        case .member(let target, _): return isField(target)
-        case .index(let target, let index): return !readsResource(index) && isField(target)
+        case .member(let target, _): return isField(target, proof)
+        case .index(let target, let index): return !readsResource(index, proof) && isField(target, proof)
         default: return false
         }
     }

@@ -39,16 +39,20 @@ public struct RulesRequest: Sendable {
 
 /// How a list rule is held to every document a query admits when `resource` stands for them through
 /// samples of a range of field values, as the official engine decides it: a condition holds only if it is
-/// made of comparisons of the fields with constants (joined by `&&`, `||`). So `!` and `is` applied to
-/// anything that reads `resource` (or calls a function) fail, and with `strictNumbers` (a range bounded by
-/// floats) so does comparing an int with a float.
+/// made of comparisons of the fields with constants (joined by `&&`, `||`); fields the query pins with `==`
+/// are constants too. So `!`, `is`, methods and arithmetic applied to a ranged field (or to a call of a
+/// function) fail, and with `strictNumbers` (a range bounded by floats) so does comparing an int with a float.
 public struct RulesProof: Sendable {
     /// An int compared with a float is an error.
     public var strictNumbers: Bool
+    /// The fields of `resource` the query pins to one value (`["data", "f"]` for `where f == …`): constants,
+    /// on which methods and arithmetic are provable.
+    public var pinned: Set<[String]>
 
     /// A proof; `strictNumbers` when a sampled range has float bounds.
-    public init(strictNumbers: Bool) {
+    public init(strictNumbers: Bool, pinned: Set<[String]> = []) {
         self.strictNumbers = strictNumbers
+        self.pinned = pinned
     }
 }
 

@@ -32,7 +32,29 @@ extension Parser {
             }
             if !needsSlash, !lexer.consume(UInt8(ascii: "/")) { break }
         }
+        checkSpacedSlash()
         return endPath(segments, at: location)
+    }
+
+    /// The official compiler reads a `/` after a path literal and spaces as more of the path: when no segment
+    /// name or `$(` follows it (`/a/b / [x]`), the rules do not compile.
+    private mutating func checkSpacedSlash() {
+        func isSpace(_ byte: UInt8?) -> Bool {
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+        }
+        var ahead = 0
+        while isSpace(lexer.peek(ahead)) { ahead += 1 }
+        guard ahead > 0, lexer.peek(ahead) == UInt8(ascii: "/"),
+            lexer.peek(ahead + 1) != UInt8(ascii: "/"), lexer.peek(ahead + 1) != UInt8(ascii: "*")  // a comment
+        else { return }
+        var next = ahead + 1
+        while isSpace(lexer.peek(next)) { next += 1 }
+        guard let byte = lexer.peek(next) else { return }
+        let startsSegment = byte == UInt8(ascii: "$") || byte == UInt8(ascii: "_") || (byte >= 0x41 && byte <= 0x5A)
+            || (byte >= 0x61 && byte <= 0x7A)
+        if !startsSegment {
+            error("Forward slash '/' found where identifier or binding expected.", at: lexer.location)
+        }
     }
 
     /// The path node, once the lexer stands after the path; the current token ('/' or ')') is stale.
