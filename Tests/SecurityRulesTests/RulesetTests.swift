@@ -48,6 +48,28 @@ import Testing
         #expect(unmatched.explanation == "no allow statement matches this path and method")
     }
 
+    @Test func letsFailOnlyWhereTheyAreUsed() throws {
+        let ruleset = try compile(
+            """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                function unused() { let missing = resource.data.nothing.deeper; return true; }
+                function absorbed() { let missing = resource.data.nothing; return missing == null || true; }
+                function used() { let missing = resource.data.nothing; return missing == null; }
+                match /a/{id} { allow get: if unused() && absorbed(); allow list: if used(); }
+              }
+            }
+            """)
+        let get = RulesRequest(
+            service: .firestore, path: RulePath("/databases/(default)/documents/a/x"), method: .get,
+            request: .map([:]), resource: .map(["data": .map([:])]))
+        #expect(ruleset.evaluate(get).allowed, "a let that is never read, or whose error || absorbs, is no error")
+        var list = get
+        list.method = .list
+        #expect(!ruleset.evaluate(list).allowed, "a let read where it fails fails the rule")
+    }
+
     @Test func errorsDenyAndAreReported() throws {
         let ruleset = try compile()
         let decision = ruleset.evaluate(

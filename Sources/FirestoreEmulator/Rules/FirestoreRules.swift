@@ -179,6 +179,12 @@ final class FirestoreRules: Sendable {
             var request = Self.request(method, path: path, credential: credential, time: time)
             if case .map(var fields) = request {
                 fields["resource"] = pending.after?.ruleValue(in: view.name) ?? .null
+                // The deprecated `request.writeFields`: the paths a masked update writes (and transforms), as
+                // the official emulator gives them; other writes have none.
+                if let mask = pending.write.updateMask {
+                    let written = mask + pending.write.transforms.map(\.field).filter { !mask.contains($0) }
+                    fields["writeFields"] = .list(written.map { .string($0.description) })
+                }
                 request = .map(fields)
             }
             try decide(

@@ -18,7 +18,7 @@ extension Evaluator {
             if let value = try builtin(namespace: nil, name, values) { return value }
             throw RuleError(.functionNotFound, "Function not found error: Name: [\(name)].")
         case .member(let target, let name):
-            if case .identifier(let namespace) = target.kind, scope.lookup(namespace) == nil {
+            if case .identifier(let namespace) = target.kind, !scope.contains(namespace) {
                 let values = try evaluateAll(arguments, scope, lexical: lexical)
                 if let value = try builtin(namespace: namespace, name, values) { return value }
                 throw RuleError(.functionNotFound, "Function not found error: Name: [\(namespace).\(name)].")
@@ -61,8 +61,10 @@ extension Evaluator {
         }
         state.activeFunctions.append(identity)
         defer { state.activeFunctions.removeLast() }
+        // A `let` that fails fails only where it is used (the official engine evaluates them lazily).
         for binding in declaration.bindings {
-            inner.bind(binding.name, try evaluate(binding.value, inner, lexical: function.scope))
+            let scope = inner
+            inner.bind(binding.name, Result { () throws(RuleError) in try evaluate(binding.value, scope, lexical: function.scope) })
         }
         return try evaluate(declaration.body, inner, lexical: function.scope)
     }

@@ -54,7 +54,7 @@ struct Evaluator {
         case .path(let segments):
             return .path(try path(segments, scope, lexical: lexical))
         case .identifier(let name):
-            if let value = scope.lookup(name) { return value }
+            if let value = try scope.lookup(name) { return value }
             throw RuleError(.undefinedVariable, "Variable '\(name)' is not defined.")
         case .member(let target, let name):
             return try member(try evaluate(target, scope, lexical: lexical), name)
@@ -209,7 +209,7 @@ struct Evaluator {
                 }
             case .interpolation(let expression):
                 // An unbound name stays a `$(name)` placeholder for `path.bind()` to fill in.
-                if case .identifier(let name) = expression.kind, scope.lookup(name) == nil {
+                if case .identifier(let name) = expression.kind, !scope.contains(name) {
                     result.append("$(\(name))")
                     continue
                 }
