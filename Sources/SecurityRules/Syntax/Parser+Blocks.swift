@@ -104,8 +104,14 @@ extension Parser {
     }
 
     /// Where a recursive wildcard may be: at most one per pattern, and in version 1 only at the end
-    /// (firebase.google.com/docs/firestore/security/rules-structure, "Recursive wildcards").
+    /// (firebase.google.com/docs/firestore/security/rules-structure, "Recursive wildcards"); and no variable
+    /// named twice in one pattern (the official compiler's "already exists in the PathTemplate").
     private mutating func checkPattern(_ pattern: [PathPatternSegment], at location: SourceLocation) {
+        var names: Set<String> = []
+        for name in pattern.compactMap(\.variableName) where !names.insert(name).inserted {
+            error("Variable \(name) already exists in the PathTemplate.", at: location)
+            return
+        }
         let recursive = pattern.indices.filter { if case .recursive = pattern[$0] { return true } else { return false } }
         if recursive.count > 1 {
             error("a match path can contain at most one recursive wildcard", at: location)
