@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Records what Google's official Firestore emulator answers to every probe of a corpus (`values`: rules
 expressions, rules_values.py; `queries`: list rules against query filters, rules_queries.py; `writes`: write
-rules against writes of every shape, rules_writes.py; `matches`: match forms, rules_matches.py; `auth`: request.auth from ID tokens, rules_auth.py) into
+rules against writes of every shape, rules_writes.py; `matches`, `matches_v1`: match forms under rules versions 2 and 1, rules_matches.py; `auth`: request.auth from ID tokens, rules_auth.py) into
 corpus/rules_<corpus>.json; the corpus's test asks Hearth the same and compares. Only this needs Java.
 
 A batch whose ruleset the official emulator refuses is split until the refused probes stand alone; those are
 recorded as `invalid` with the emulator's message.
 
-Usage: .venv/bin/python conformance/differential/record.py values|queries|writes|matches|auth [--seed 19]
+Usage: .venv/bin/python conformance/differential/record.py values|queries|writes|matches|matches_v1|auth [--seed 19]
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def record(corpus, base: str, batch: list, counter: list, results: dict) -> None
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus", choices=["values", "queries", "writes", "matches", "auth"])
+    parser.add_argument("corpus", choices=["values", "queries", "writes", "matches", "matches_v1", "auth"])
     parser.add_argument("--seed", type=int, default=19)
     args = parser.parse_args()
     corpus = differential.module(args.corpus)

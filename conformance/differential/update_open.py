@@ -3,7 +3,7 @@
 answers unlike the official emulator to corpus/rules_<corpus>_open.json, the list the corpus's test holds
 Hearth to until it is empty. Prints the agreement.
 
-Usage: .venv/bin/python conformance/differential/update_open.py values|queries|writes|matches|auth [--bin PATH]
+Usage: .venv/bin/python conformance/differential/update_open.py values|queries|writes|matches|matches_v1|auth [--bin PATH]
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import hearth_process  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus", choices=["values", "queries", "writes", "matches", "auth"])
+    parser.add_argument("corpus", choices=["values", "queries", "writes", "matches", "matches_v1", "auth"])
     parser.add_argument("--bin")
     args = parser.parse_args()
     corpus = differential.module(args.corpus)
