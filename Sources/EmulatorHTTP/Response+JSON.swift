@@ -29,4 +29,12 @@ extension Response {
             body: ResponseBody(byteBuffer: ByteBuffer(string: text))
         )
     }
+
+    /// A page or script that must not be cached (`Cache-Control: no-store`): what the emulators' own pages
+    /// and long-polling scripts answer.
+    public static func uncached(_ text: String, contentType: String) -> Response {
+        var response = Response.text(text, contentType: contentType)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
 }

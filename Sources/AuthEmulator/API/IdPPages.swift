@@ -60,48 +60,26 @@ enum IdPPages {
             if let email = account.email { claims["email"] = .string(email) }
             if let photo = account.photoUrl { claims["picture"] = .string(photo) }
             items += """
-                <li><button type="button" class="account" data-claims="\(escape(JSONValue.object(claims).serialized()))">\
-                <span class="avatar" aria-hidden="true">\(escape(String((account.displayName ?? account.email ?? "?").prefix(1)).uppercased()))</span>\
-                <span><span class="name">\(escape(account.displayName ?? "(No display name)"))</span>\
-                <span class="email">\(escape(account.email ?? ""))</span></span></button></li>
+                <li><button type="button" class="account" data-claims="\(JSONValue.object(claims).serialized().htmlEscaped())">\
+                <span class="avatar" aria-hidden="true">\((account.displayName ?? account.email ?? "?").prefix(1).uppercased().htmlEscaped())</span>\
+                <span><span class="name">\((account.displayName ?? "(No display name)").htmlEscaped())</span>\
+                <span class="email">\((account.email ?? "").htmlEscaped())</span></span></button></li>
 
                 """
         }
         let html = handlerPage
-            .replacingOccurrences(of: "{{provider}}", with: escape(providerID))
+            .replacingOccurrences(of: "{{provider}}", with: providerID.htmlEscaped())
             .replacingOccurrences(of: "{{accounts}}", with: items)
             .replacingOccurrences(of: "{{empty}}", with: accounts.isEmpty ? "" : "hidden")
         return page(html)
     }
 
-    /// `text` with the characters HTML gives meaning to escaped (for text and quoted attributes).
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
-
     private static func page(_ html: String) -> Response {
-        var response = Response(status: .ok, body: ResponseBody(byteBuffer: .init(string: html)))
-        response.headers[.contentType] = "text/html; charset=utf-8"
-        response.headers[.cacheControl] = "no-store"
-        return response
+        .uncached(html, contentType: "text/html; charset=utf-8")
     }
 
     private static func script(_ text: String) -> Response {
-        var response = Response(status: .ok, body: ResponseBody(byteBuffer: .init(string: text)))
-        response.headers[.contentType] = "application/javascript; charset=utf-8"
-        response.headers[.cacheControl] = "no-store"
-        return response
+        .uncached(text, contentType: "application/javascript; charset=utf-8")
     }
 
     // MARK: - The pages (self-contained: no fonts, styles or scripts from elsewhere)

@@ -112,18 +112,13 @@ final class LongPollEndpoint: Sendable {
     /// navigates), a beacon tells the server the client is gone.
     private func disconnectFrame(_ session: LongPollSession, namespace: String) -> Response {
         let target = "/.lp?disconn=t&id=\(session.id)&pw=\(session.password)&ns=\(namespace.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
-        var response = Response(
-            status: .ok,
-            body: ResponseBody(
-                byteBuffer: .init(
-                    string: """
-                        <!doctype html><html><body><script>
-                        addEventListener("pagehide", function () { navigator.sendBeacon("\(target)"); });
-                        </script></body></html>
-                        """)))
-        response.headers[.contentType] = "text/html; charset=utf-8"
-        response.headers[.cacheControl] = "no-store"
-        return response
+        return .uncached(
+            """
+            <!doctype html><html><body><script>
+            addEventListener("pagehide", function () { navigator.sendBeacon("\(target)"); });
+            </script></body></html>
+            """,
+            contentType: "text/html; charset=utf-8")
     }
 
     /// Ends a session: its listens end, its onDisconnect writes run, a held poll is told to close.
@@ -160,10 +155,7 @@ final class LongPollEndpoint: Sendable {
 
     /// A script answer: JavaScript, never cached.
     static func script(_ body: String) -> Response {
-        var response = Response(status: .ok, body: ResponseBody(byteBuffer: .init(string: body)))
-        response.headers[.contentType] = "application/javascript; charset=utf-8"
-        response.headers[.cacheControl] = "no-cache, no-store, must-revalidate"
-        return response
+        .uncached(body, contentType: "application/javascript; charset=utf-8")
     }
 }
 
@@ -375,17 +367,7 @@ final class LongPollSession: Sendable {
 
     /// A message's web-safe base64 (`-`, `_`, `.` for padding) decoded to text; `nil` if it is not base64.
     static func decode(_ encoded: String) -> String? {
-        var standard = String(encoded.map { character -> Character in
-            switch character {
-            case "-": return "+"
-            case "_": return "/"
-            case ".": return "="
-            default: return character
-            }
-        })
-        while standard.utf8.count % 4 != 0 { standard += "=" }
-        guard let data = Data(base64Encoded: standard) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        Data(base64URLEncoded: encoded.filter { $0 != "." }).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Whether `message` is the client's end of transmission (`{"t":"c","d":{"t":"n"}}`).

@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// The rules coverage page: the rules file with each rule colored by how it evaluated and its counts beside
 /// its line, then a table of every rule. One self-contained HTML document (inline styles, no scripts).
 struct CoveragePage {
@@ -57,8 +59,8 @@ struct CoveragePage {
         html += "<th>Evaluations</th><th>True</th><th>False</th><th>Errors</th></tr>\n"
         for (site, counts) in rules {
             html += "<tr class=\"\(Status(counts).rawValue)\"><td>\(site.location)</td>"
-            html += "<td><code>\(Self.escape(site.path))</code></td><td><code>\(site.kind.rawValue)</code></td>"
-            html += "<td><code>\(Self.escape(site.expression))</code></td><td>\(counts.evaluations)</td>"
+            html += "<td><code>\(site.path.htmlEscaped())</code></td><td><code>\(site.kind.rawValue)</code></td>"
+            html += "<td><code>\(site.expression.htmlEscaped())</code></td><td>\(counts.evaluations)</td>"
             html += "<td>\(counts.true)</td><td>\(counts.false)</td><td>\(counts.errors)</td></tr>\n"
         }
         html += "</table>\n</body></html>\n"
@@ -90,12 +92,12 @@ struct CoveragePage {
             let start = site.location.column - 1
             guard start >= column, start < line.count else { continue }
             let end = min(start + site.length, line.count)
-            html += escape(line[column..<start])
-            html += "<span class=\"rule \(Status(counts).rawValue)\" title=\"\(escape(summary(site, counts)))\">"
-            html += escape(line[start..<end]) + "</span>"
+            html += line[column..<start].htmlEscaped()
+            html += "<span class=\"rule \(Status(counts).rawValue)\" title=\"\(summary(site, counts).htmlEscaped())\">"
+            html += line[start..<end].htmlEscaped() + "</span>"
             column = end
         }
-        return html + escape(line[column...])
+        return html + line[column...].htmlEscaped()
     }
 
     /// `.write ×5: 3 true, 2 false` (zeros left out), colored by the rule's status.
@@ -105,33 +107,13 @@ struct CoveragePage {
             .map { "\($0.0) \($0.1)" }
         let tally = parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")
         let text = "\(site.kind.rawValue) ×\(counts.evaluations)\(tally)"
-        return "<span class=\"badge \(Status(counts).rawValue)\" title=\"\(escape(summary(site, counts)))\">\(text)</span>"
+        return "<span class=\"badge \(Status(counts).rawValue)\" title=\"\(summary(site, counts).htmlEscaped())\">\(text)</span>"
     }
 
     /// `/presence/$uid .write: 5 evaluations, 3 true, 2 false, 0 errors`.
     private static func summary(_ site: RulesCoverage.Site, _ counts: RulesCoverage.Counts) -> String {
         "\(site.path) \(site.kind.rawValue): \(counts.evaluations) evaluations, \(counts.true) true, "
             + "\(counts.false) false, \(counts.errors) errors"
-    }
-
-    /// `text` with `& < > " '` as character references, safe in element content and quoted attributes.
-    private static func escape(_ text: String) -> String {
-        escape(text.unicodeScalars)
-    }
-
-    private static func escape(_ scalars: some Sequence<Unicode.Scalar>) -> String {
-        var html = String.UnicodeScalarView()
-        for scalar in scalars {
-            switch scalar {
-            case "&": html.append(contentsOf: "&amp;".unicodeScalars)
-            case "<": html.append(contentsOf: "&lt;".unicodeScalars)
-            case ">": html.append(contentsOf: "&gt;".unicodeScalars)
-            case "\"": html.append(contentsOf: "&quot;".unicodeScalars)
-            case "'": html.append(contentsOf: "&#39;".unicodeScalars)
-            default: html.append(scalar)
-            }
-        }
-        return String(html)
     }
 
     private static let style = """

@@ -1,3 +1,5 @@
+import EmulatorCore
+
 extension RulesCoverageReport {
     /// The `:ruleCoverage.html` page: self-contained (inline CSS, no script), each rules file with every
     /// reported expression highlighted by what it did (green: evaluated to `true` or to a non-boolean value
@@ -110,15 +112,6 @@ private struct HTMLPage {
 
     /// Appends text with `& < > " '` escaped, so it is safe both as content and in a quoted attribute.
     private mutating func appendEscaped(_ scalars: some Sequence<Unicode.Scalar>) {
-        for scalar in scalars {
-            switch scalar {
-            case "&": text += "&amp;"
-            case "<": text += "&lt;"
-            case ">": text += "&gt;"
-            case "\"": text += "&quot;"
-            case "'": text += "&#39;"
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
+        text += scalars.htmlEscaped()
     }
 }
