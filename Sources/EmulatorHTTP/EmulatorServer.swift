@@ -40,6 +40,12 @@ public final class EmulatorServer: Sendable {
         host == "127.0.0.1" || host == "localhost" ? "::1" : nil
     }
 
+    /// The addresses a server for `host` binds: `localhost` as 127.0.0.1 (whatever the resolver gives
+    /// first), then the companion, if any.
+    public static func listenHosts(of host: String) -> [String] {
+        [host == "localhost" ? "127.0.0.1" : host] + (companionHost(of: host).map { [$0] } ?? [])
+    }
+
     /// Creates a server that is not yet listening; `http2` takes the connections that open with the HTTP/2
     /// preface; `immediate` answers the requests it accepts on the connection's event loop, ahead of
     /// `responder`; `http1` replaces the whole server, those two with it (one that also upgrades to
@@ -73,12 +79,12 @@ public final class EmulatorServer: Sendable {
     public func start() async throws -> Int {
         var services: [any Service] = []
         if let http2 { services.append(http2) }  // a service group shuts down in reverse order: the listener first
-        // `localhost` is bound as 127.0.0.1 (its companion takes ::1), whatever the resolver gives first.
-        let (group, task, result) = await run(on: host == "localhost" ? "127.0.0.1" : host, port: requestedPort, with: services)
+        let hosts = Self.listenHosts(of: host)
+        let (group, task, result) = await run(on: hosts[0], port: requestedPort, with: services)
         switch result {
         case .success(let port):
             var companion: (ServiceGroup, Task<Void, Never>)?
-            if let other = Self.companionHost(of: host) {
+            if let other = hosts.dropFirst().first {
                 let (otherGroup, otherTask, otherResult) = await run(on: other, port: port, with: [])
                 if case .failure(let error) = otherResult {
                     await otherTask.value

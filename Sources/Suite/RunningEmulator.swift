@@ -24,10 +24,7 @@ public struct RunningEmulator: Sendable, Equatable {
 
     /// The addresses it listens on: its host, and `::1` beside the default host (see
     /// `EmulatorServer.companionHost(of:)`).
-    public var listenHosts: [String] {
-        let primary = host == "localhost" ? "127.0.0.1" : host
-        return [primary] + (EmulatorServer.companionHost(of: host).map { [$0] } ?? [])
-    }
+    public var listenHosts: [String] { EmulatorServer.listenHosts(of: host) }
 
     /// The host a client should connect to: wildcard listen addresses map to loopback.
     public var connectHost: String {

@@ -54,8 +54,8 @@ final class WebSocketEndpoint: Sendable {
     }
 
     /// Serves a WebSocket that takes `session` over: it is acknowledged (`a`, after which the client pings it
-    /// until two pongs make it healthy), pings are answered until the client ends transmission
-    /// on the long poll; then the connection's frames come here, and the client's go to the connection.
+    /// until two pongs make it healthy), pings are answered until the client ends transmission on the long
+    /// poll; then the connection's frames come here, and the client's go to the connection.
     /// When this socket goes, the connection ends if it was handed over (else the long poll goes on).
     private func takeOver(
         _ session: LongPollSession, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger
@@ -66,36 +66,19 @@ final class WebSocketEndpoint: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await frame in frames {
-                    for part in FrameAssembler.frames(of: frame) {
-                        do {
-                            try await outbound.write(.text(part))
-                        } catch {
-                            return
-                        }
-                    }
+                    guard await Self.send(frame, to: outbound) else { return }
                 }
                 try? await outbound.close(.goingAway, reason: nil)
             }
-            var assembler = FrameAssembler(limit: Self.messageLimit)
-            do {
-                reading: for try await message in inbound.messages(maxSize: Self.messageLimit) {
-                    guard case .text(let text) = message else { break reading }
-                    switch assembler.receive(text) {
-                    case .pending: continue
-                    case .tooLarge: break reading
-                    case .message(let message):
-                        if let json = try? JSONValue.parse(message), json["t"]?.stringValue == "c" {
-                            // Control messages of the upgrade: a ping is answered; the switch needs nothing.
-                            if json["d"]?["t"]?.stringValue == "p" {
-                                replies.yield(WireStateMachine.control("o", .null).serialized())
-                            }
-                            continue
-                        }
-                        if !session.connection.receive(message) { break reading }
+            await Self.receive(from: inbound, logger: logger) { message in
+                if let json = try? JSONValue.parse(message), json["t"]?.stringValue == "c" {
+                    // Control messages of the upgrade: a ping is answered; the switch needs nothing.
+                    if json["d"]?["t"]?.stringValue == "p" {
+                        replies.yield(WireStateMachine.control("o", .null).serialized())
                     }
+                    return true
                 }
-            } catch {
-                logger.debug("database: upgraded connection ended: \(error)")
+                return session.connection.receive(message)
             }
             if session.upgradeFailed() {
                 replies.finish()
@@ -116,34 +99,48 @@ final class WebSocketEndpoint: Sendable {
             group.addTask {
                 for await item in connection.outbox.items {
                     connection.outbox.taken()
-                    for frame in FrameAssembler.frames(of: WireStateMachine.render(item)) {
-                        do {
-                            try await outbound.write(.text(frame))
-                        } catch {
-                            return
-                        }
-                    }
+                    guard await Self.send(WireStateMachine.render(item), to: outbound) else { return }
                 }
                 if connection.outbox.didOverflow {
                     logger.warning("database: closing a connection that fell \(connection.outbox.limit) messages behind")
                 }
                 try? await outbound.close(.goingAway, reason: nil)
             }
-            var assembler = FrameAssembler(limit: Self.messageLimit)
-            do {
-                reading: for try await message in inbound.messages(maxSize: Self.messageLimit) {
-                    guard case .text(let text) = message else { break reading }
-                    switch assembler.receive(text) {
-                    case .pending: continue
-                    case .tooLarge: break reading
-                    case .message(let message):
-                        if !connection.receive(message) { break reading }
-                    }
-                }
-            } catch {
-                logger.debug("database: connection ended: \(error)")
-            }
+            await Self.receive(from: inbound, logger: logger, handle: connection.receive)
             connection.close()
+        }
+    }
+
+    /// Writes one message in the wire protocol's frames; false once the socket cannot be written.
+    private static func send(_ message: String, to outbound: WebSocketOutboundWriter) async -> Bool {
+        for frame in FrameAssembler.frames(of: message) {
+            do {
+                try await outbound.write(.text(frame))
+            } catch {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Reassembles the client's messages and hands each to `handle` until the socket ends, a message is too
+    /// large or not text, or `handle` says the connection is over.
+    private static func receive(
+        from inbound: WebSocketInboundStream, logger: Logger, handle: (String) -> Bool
+    ) async {
+        var assembler = FrameAssembler(limit: messageLimit)
+        do {
+            reading: for try await message in inbound.messages(maxSize: messageLimit) {
+                guard case .text(let text) = message else { break reading }
+                switch assembler.receive(text) {
+                case .pending: continue
+                case .tooLarge: break reading
+                case .message(let message):
+                    if !handle(message) { break reading }
+                }
+            }
+        } catch {
+            logger.debug("database: connection ended: \(error)")
         }
     }
 }
