@@ -187,7 +187,7 @@ struct Checker {
         switch callee.kind {
         case .identifier(let name):
             let arity = program.function(named: name, from: lexical).map { $0.declaration.parameters.count...$0.declaration.parameters.count }
-                ?? Evaluator.dataFunctions[name] ?? Stdlib.functionArities[name]
+                ?? Evaluator.arity(ofFunction: name)
             if let arity {
                 if !arity.contains(count) { warn("Incorrect number of arguments supplied to function: \(name).", at: node.location) }
             } else {
@@ -197,7 +197,7 @@ struct Checker {
             guard isNamespace(target, names), case .identifier(let namespace) = target.kind else { return }
             let qualified = "\(namespace).\(name)"
             let location = program.anchors[callee.id] ?? node.location
-            if let arity = Evaluator.dataFunctions[qualified] ?? Stdlib.functionArities[qualified] {
+            if let arity = Evaluator.arity(ofFunction: qualified) {
                 if !arity.contains(count) { warn("Incorrect number of arguments supplied to function: \(qualified).", at: location) }
             } else if Stdlib.namespaces.contains(namespace) || namespace == "firestore" {
                 warn("Invalid function name: \(qualified).", at: location)

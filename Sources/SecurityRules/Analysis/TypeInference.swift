@@ -273,16 +273,9 @@ struct TypeInference {
         _ name: String, _ arguments: [Expression], at location: SourceLocation, _ names: Environment, lexical: Int
     ) -> Typed? {
         let signature = Self.functions[name]
-        for (index, argument) in arguments.enumerated() {
-            if let parameters = signature?.parameters, index < parameters.count, let expected = parameters[index] {
-                expect(argument, names, lexical: lexical, expected)
-            } else {
-                _ = infer(argument, names, lexical: lexical)
-            }
-        }
+        inferArguments(arguments, expecting: signature?.parameters ?? [], names, lexical: lexical)
         // With the wrong number of arguments the result is unknown.
-        let arity = Evaluator.dataFunctions[name] ?? Stdlib.functionArities[name]
-        guard arity?.contains(arguments.count) ?? false else { return nil }
+        guard Evaluator.arity(ofFunction: name)?.contains(arguments.count) ?? false else { return nil }
         return signature?.returns.map { Typed(types: $0, origin: location) }
     }
 
@@ -293,21 +286,28 @@ struct TypeInference {
         lexical: Int
     ) -> Typed? {
         let signature = Self.methods[name]
-        for (index, argument) in arguments.enumerated() {
-            if let parameters = signature?.parameters, index < parameters.count, let expected = parameters[index] {
-                expect(argument, names, lexical: lexical, expected)
-            } else {
-                _ = infer(argument, names, lexical: lexical)
-            }
-        }
+        inferArguments(arguments, expecting: signature?.parameters ?? [], names, lexical: lexical)
         guard let arity = Stdlib.methodArity(name, on: receiver?.types) else {
-            if Stdlib.methodArities[name] == nil { warn("Invalid function name: \(name).", at: location) }
+            warn("Invalid function name: \(name).", at: location)
             return nil
         }
         if !arity.contains(arguments.count) {
             warn("Incorrect number of arguments supplied to function: \(name).", at: location)
         }
         return signature?.returns.map { Typed(types: $0, origin: location) }
+    }
+
+    /// Infers each argument, checking those the callee has an expectation for.
+    private mutating func inferArguments(
+        _ arguments: [Expression], expecting parameters: [Expectation?], _ names: Environment, lexical: Int
+    ) {
+        for (index, argument) in arguments.enumerated() {
+            if index < parameters.count, let expected = parameters[index] {
+                expect(argument, names, lexical: lexical, expected)
+            } else {
+                _ = infer(argument, names, lexical: lexical)
+            }
+        }
     }
 
     /// Whether values of these types can ever be equal (numbers compare across int and float).

@@ -5,6 +5,12 @@ extension Evaluator {
         "firestore.get": 1...1, "firestore.exists": 1...1,
     ]
 
+    /// The argument counts a global or namespaced function (`int`, `math.abs`, `get`) takes; `nil` when
+    /// there is no such function.
+    static func arity(ofFunction name: String) -> ClosedRange<Int>? {
+        dataFunctions[name] ?? Stdlib.functionArities[name]
+    }
+
     /// `f(args)`, `namespace.f(args)` or `value.method(args)`.
     func call(_ callee: Expression, _ arguments: [Expression], _ scope: Scope, lexical: Int) throws(RuleError)
         -> RuleValue
