@@ -26,8 +26,8 @@ import Synchronization
 ///   the connection's frames travel on the WebSocket.
 final class LongPollEndpoint: Sendable {
     let databases: Databases
-    private let sessions = Mutex<[String: LongPollSession]>([:])
-    private let sweeping = Mutex(false)
+    /// The open sessions by id, and whether the task ending idle ones runs.
+    private let registry = Mutex<(sessions: [String: LongPollSession], sweeping: Bool)>(([:], false))
     private let counter = Atomic<UInt64>(0)
 
     /// How long a poll is held when nothing waits (below the client's 25 s).
@@ -70,16 +70,16 @@ final class LongPollEndpoint: Sendable {
 
     /// The session a WebSocket with `s=<id>` upgrades, if it is open.
     func upgradable(_ id: String) -> LongPollSession? {
-        sessions.withLock { $0[id] }
+        registry.withLock { $0.sessions[id] }
     }
 
     /// Forgets a session whose connection moved to a WebSocket (its end is the WebSocket's now).
     func handedOver(_ session: LongPollSession) {
-        _ = sessions.withLock { $0.removeValue(forKey: session.id) }
+        _ = registry.withLock { $0.sessions.removeValue(forKey: session.id) }
     }
 
     private func session(_ id: String, _ password: String) -> LongPollSession? {
-        sessions.withLock { $0[id] }.flatMap { $0.password == password ? $0 : nil }
+        registry.withLock { $0.sessions[id] }.flatMap { $0.password == password ? $0 : nil }
     }
 
     private func start(fields: FormFields, namespace: String, host: String) async -> Response {
@@ -89,16 +89,20 @@ final class LongPollEndpoint: Sendable {
             return Response(status: .badRequest, body: ResponseBody(byteBuffer: .init(string: "Invalid long-polling callback.")))
         }
         // A reconnecting client names its last session (`ls`): if it still lingers, it is over now.
-        if let last = fields["ls"], let lingering = sessions.withLock({ $0[last] }) { end(lingering) }
+        if let last = fields["ls"], let lingering = registry.withLock({ $0.sessions[last] }) { end(lingering) }
         let number = counter.add(1, ordering: .relaxed).newValue
         let id = "lp\(number)"
         let session = LongPollSession(
             id: id, password: RandomID.make(length: 16), connection: WireConnection(database: databases.database(namespace)),
             endpoint: self)
-        sessions.withLock { $0[id] = session }
+        let startSweeping = registry.withLock { registry in
+            registry.sessions[id] = session
+            defer { registry.sweeping = true }
+            return !registry.sweeping
+        }
+        if startSweeping { sweep() }
         session.connection.open(host: host, sessionID: id)
         let hello = await session.poll(serial: .min)  // the hello, packet 0, as soon as the outbox hands it over
-        sweepWhileSessionsLive()
         return Self.script(
             """
             function pLPCommand(c, a1, a2, a3, a4) { var f = parent.window["pLPCommand\(callback)"]; if (f) f(c, a1, a2, a3, a4); }
@@ -123,32 +127,25 @@ final class LongPollEndpoint: Sendable {
 
     /// Ends a session: its listens end, its onDisconnect writes run, a held poll is told to close.
     func end(_ session: LongPollSession) {
-        guard sessions.withLock({ $0.removeValue(forKey: session.id) }) != nil else { return }
+        guard registry.withLock({ $0.sessions.removeValue(forKey: session.id) }) != nil else { return }
         session.end()
     }
 
     /// Ends the sessions no request has reached for `idleLimit`, every few seconds while any is open.
-    private func sweepWhileSessionsLive() {
-        let start = sweeping.withLock { running in
-            defer { running = true }
-            return !running
-        }
-        guard start else { return }
+    private func sweep() {
         Task.detached { [self] in
             while true {
                 try? await Task.sleep(for: .seconds(5))
                 let now = ContinuousClock.now
-                let (idle, empty) = sessions.withLock { sessions in
-                    (sessions.values.filter { now - $0.lastContact > Self.idleLimit }, sessions.isEmpty)
+                let idle = registry.withLock { registry -> [LongPollSession]? in
+                    if registry.sessions.isEmpty {
+                        registry.sweeping = false
+                        return nil
+                    }
+                    return registry.sessions.values.filter { now - $0.lastContact > Self.idleLimit }
                 }
+                guard let idle else { return }
                 for session in idle { end(session) }
-                if empty {
-                    let stop = sessions.withLock { sessions in sweeping.withLock { running in
-                        running = !sessions.isEmpty
-                        return !running
-                    } }
-                    if stop { return }
-                }
             }
         }
     }
