@@ -1,7 +1,7 @@
 """A corpus of `request.auth` as rules see the callers' ID tokens: no token, and unsigned tokens (as the Auth
 emulator mints them) of password, anonymous, phone and custom-token users with and without custom claims,
 against conditions over `request.auth`, `request.auth.uid` and `request.auth.token.*` (email, its
-verification, the sign-in provider, identities, claims, times).
+verification, the sign-in provider, identities, claims, times). Tokens come from firestore_support.id_token.
 
 Each probe is one condition and one caller: a get of a missing document in the probe's collection `u<id>`,
 allowed (NOT_FOUND) or denied (PERMISSION_DENIED).
@@ -11,12 +11,10 @@ allowed (NOT_FOUND) or denied (PERMISSION_DENIED).
 
 from __future__ import annotations
 
-import base64
-import json
-
 import requests
 
 from differential import Probe
+from firestore_support import id_token
 
 CONDITIONS = [
     "request.auth == null",
@@ -44,8 +42,6 @@ CONDITIONS = [
     "request.auth.token.name == 'Alice'",
     "request.auth.token.tenant == null",
 ]
-
-NOW = 1_790_000_000
 
 # Callers: None for no token, else the token's claims.
 CALLERS: list[dict | None] = [
@@ -80,19 +76,11 @@ def ruleset(batch: list[Probe]) -> str:
     return "\n".join(lines)
 
 
-def token(claims: dict) -> str:
-    """An unsigned ID token with `claims` and the standard ones, as the Auth emulator mints them."""
-    def part(value: dict) -> str:
-        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
-    full = {"iss": "https://securetoken.google.com/demo-differential", "aud": "demo-differential",
-            "auth_time": NOW - 60, "iat": NOW, "exp": NOW + 3600, **claims}
-    return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(full)}."
-
-
 def ask(base: str, project: str, probe: Probe, http: requests.Session) -> str:
     """`allowed` (NOT_FOUND), `denied`, or `status <code>`."""
     caller = CALLERS[probe.query["caller"]]
-    headers = {"Authorization": f"Bearer {token(caller)}"} if caller is not None else {}
+    # The project the token names is the one recorded against (`aud`, `iss`), whatever project asks.
+    headers = {"Authorization": f"Bearer {id_token(caller['sub'], 'demo-differential', **caller)}"} if caller is not None else {}
     response = http.get(f"{base}/v1/projects/{project}/databases/(default)/documents/u{probe.id}/d", headers=headers, timeout=30)
     if response.status_code == 404:
         return "allowed"

@@ -1,7 +1,7 @@
 """The match-forms corpus of rules_matches.py under `rules_version = '1'` (the default when a file declares
 none): there a recursive wildcard may only end a pattern and matches one segment or more, never none.
 
-`record.py matches_v1` asks Google's official emulator; `test_rules_matches_v1.py` asks Hearth and compares.
+`record.py matches_v1` asks Google's official emulator; test_rules_matches.py asks Hearth and compares.
 """
 
 from __future__ import annotations

@@ -13,12 +13,12 @@ write over REST: the outcome is `allowed` (200) or `denied` (403).
 
 from __future__ import annotations
 
-import base64
 import json
 
 import requests
 
 from differential import Probe
+from firestore_support import id_token
 
 # Write conditions, as rules source.
 CONDITIONS = [
@@ -110,15 +110,6 @@ def ruleset(batch: list[Probe]) -> str:
     return "\n".join(lines)
 
 
-def token(uid: str) -> str:
-    """An unsigned ID token for `uid`, as the Auth emulator mints them."""
-    def part(value: dict) -> str:
-        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
-    claims = {"sub": uid, "user_id": uid, "iat": 1, "exp": 4_000_000_000, "aud": "demo", "iss": "https://securetoken.google.com/demo",
-              "email_verified": False, "firebase": {"sign_in_provider": "password"}}
-    return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(claims)}."
-
-
 def value(v) -> dict:
     if isinstance(v, bool):
         return {"booleanValue": v}
@@ -152,7 +143,7 @@ def ask(base: str, project: str, probe: Probe, http: requests.Session) -> str:
         if write["transform"]:
             entry["updateTransforms"] = [{"fieldPath": write["transform"], "setToServerValue": "REQUEST_TIME"}]
     response = http.post(f"{base}/v1/{root}:commit", data=json.dumps({"writes": [entry]}),
-                         headers={"Authorization": f"Bearer {token('alice')}"}, timeout=30)
+                         headers={"Authorization": f"Bearer {id_token('alice', project, email_verified=False, firebase={'sign_in_provider': 'password'})}"}, timeout=30)
     if response.status_code == 200:
         return "allowed"
     if response.status_code == 403:
