@@ -853,6 +853,48 @@ def test_create_in_a_transaction_over_an_existing_document_fails(client):
     assert ref.get().to_dict() == {"v": 1}
 
 
+def test_a_transaction_waits_for_a_slow_older_one_instead_of_exhausting_its_retries(client, firestore_host):
+    """An older transaction (begun over REST) has read the counter and is slow to commit. The client's
+    @firestore.transactional retries an ABORTED commit at once, at most 5 times, relying on production's locks
+    to make its commit wait for the older transaction (wound-wait); answered ABORTED at once instead, it
+    would spend every attempt while the older one still runs. Here its commit waits, is ABORTED once the
+    older one has written the counter, and its retry lands."""
+    from firestore_grpc_support import rest_admin
+    from firestore_support import ok, update
+
+    ref = client.collection("counters").document("slow")
+    ref.set({"value": 0})
+    rest = rest_admin(firestore_host, client.project)
+    older = rest.begin()
+    ok(rest.batch_get({"documents": [rest.name("counters/slow")], "transaction": older}))
+    attempts: list[int] = []
+    outcome: list[BaseException | None] = []
+
+    @firestore.transactional
+    def increment(transaction):
+        attempts.append(1)
+        value = ref.get(transaction=transaction).get("value")
+        transaction.update(ref, {"value": value + 1})
+
+    def younger() -> None:
+        try:
+            increment(client.transaction())
+            outcome.append(None)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            outcome.append(error)
+
+    thread = threading.Thread(target=younger)
+    thread.start()
+    thread.join(0.5)
+    assert thread.is_alive(), f"the younger transaction should wait for the older one (attempts {len(attempts)})"
+    ok(rest.commit([update(rest.name("counters/slow"), {"value": 10})], transaction=older))
+    thread.join(10)
+    assert not thread.is_alive()
+    assert outcome == [None], f"the younger transaction failed after {len(attempts)} attempts: {outcome[0]!r}"
+    assert len(attempts) == 2, "one attempt waited and was ABORTED, its retry landed"
+    assert ref.get().get("value") == 11
+
+
 def test_contended_transactions_retry_until_every_increment_lands(clients):
     """Two clients (two channels, like two processes) increment one counter N times each through
     @firestore.transactional. Their first transactions are made to overlap (both read before either

@@ -909,26 +909,71 @@ def test_read_write_transaction_commits_its_writes(db):
     assert db.data("acct/a") == {"balance": 15}
 
 
+def commit_in_background(db, path: str, data: dict, transaction: str):
+    """Commits `data` to `path` in `transaction` on a thread of its own; returns the started thread and a
+    dict that gets the response as "response"."""
+    outcome = {}
+
+    def commit():
+        outcome["response"] = db.commit([update(db.name(path), data)], transaction=transaction, timeout=90)
+
+    thread = threading.Thread(target=commit)
+    thread.start()
+    return thread, outcome
+
+
 def test_conflicting_transaction_is_aborted(db):
     db.set("acct/a", {"balance": 10})
     first = db.begin()
     second = db.begin()
     ok(db.get("acct/a", transaction=first))
     ok(db.get("acct/a", transaction=second))
-    outcome = {}
-
-    def commit_first():
-        outcome["first"] = db.commit([update(db.name("acct/a"), {"balance": 11})], transaction=first, timeout=90)
-
-    thread = threading.Thread(target=commit_first)
-    thread.start()
+    thread, outcome = commit_in_background(db, "acct/a", {"balance": 11}, first)
     thread.join(90)
     assert not thread.is_alive(), "the first commit must finish"
-    ok(outcome["first"])
+    ok(outcome["response"])
     firestore_error(
         db.commit([update(db.name("acct/a"), {"balance": 12})], transaction=second, timeout=90), 409, "ABORTED"
     )
     assert db.data("acct/a") == {"balance": 11}
+
+
+def read_in_transaction(db, path: str, transaction: str) -> None:
+    """Reads `path` in `transaction` with batchGet (the official emulator never answers a GET with
+    ?transaction=, see conformance/official/DIFFERENCES.md)."""
+    ok(db.batch_get({"documents": [db.name(path)], "transaction": transaction}))
+
+
+def test_a_younger_commit_waits_while_an_older_transaction_holds_a_read(db):
+    """Production's locks: the younger transaction's commit waits for the older reader to end, and goes
+    through when the older one rolls back (the official emulator does the same)."""
+    db.set("acct/w", {"balance": 10})
+    older, younger = db.begin(), db.begin()
+    read_in_transaction(db, "acct/w", older)
+    read_in_transaction(db, "acct/w", younger)
+    thread, outcome = commit_in_background(db, "acct/w", {"balance": 12}, younger)
+    thread.join(0.3)
+    assert thread.is_alive(), "the younger commit waits"
+    ok(db.rollback(older))
+    thread.join(30)
+    ok(outcome["response"])
+    assert db.data("acct/w") == {"balance": 12}
+
+
+def test_a_younger_commit_gives_up_at_the_lock_timeout(db):
+    """An older reader that neither commits nor rolls back holds the younger commit until the lock timeout:
+    ABORTED "Transaction lock timeout." after 2 s, as the official emulator answers; the younger one ends."""
+    db.set("acct/t", {"balance": 10})
+    older, younger = db.begin(), db.begin()
+    read_in_transaction(db, "acct/t", older)
+    read_in_transaction(db, "acct/t", younger)
+    write = [update(db.name("acct/t"), {"balance": 12})]
+    firestore_error(db.commit(write, transaction=younger, timeout=30), 409, "ABORTED", "Transaction lock timeout.")
+    response = db.commit(write, transaction=younger)
+    assert response.status_code in (400, 409), response.text
+    assert response.json()["error"]["message"] == "The referenced transaction has expired or is no longer valid."
+    ok(db.commit([update(db.name("acct/t"), {"balance": 11})], transaction=older))
+    assert db.data("acct/t") == {"balance": 11}
 
 
 def test_rollback_answers_empty_and_the_transaction_cannot_commit(db):

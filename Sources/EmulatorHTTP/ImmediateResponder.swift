@@ -11,8 +11,9 @@ public protocol ImmediateResponder: Sendable {
     /// Whether the request whose head is `head` is answered by `respond` (decided before its body arrives).
     func answersImmediately(_ head: HTTPRequest) -> Bool
 
-    /// The answer to a request it accepted, with its whole body.
-    func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse
+    /// The answer to a request it accepted, with its whole body; nil passes the request on to the server's
+    /// responder after all (its answer has to wait for something).
+    func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse?
 }
 
 /// An answer given at once: a status, a content type and a body.
@@ -85,7 +86,13 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
         case .end:
             if let (head, body) = taken {
                 taken = nil
-                let response = responder.respond(to: head, body: body)
+                guard let response = responder.respond(to: head, body: body) else {
+                    passedOn += 1
+                    context.fireChannelRead(wrapInboundOut(.head(head)))
+                    if body.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(.body(body))) }
+                    context.fireChannelRead(data)
+                    return
+                }
                 var fields = HTTPFields()
                 fields[.contentType] = response.contentType
                 fields[.contentLength] = String(response.body.readableBytes)

@@ -13,12 +13,13 @@ import Testing
 /// The handler that answers some requests on the event loop, without a network: what it takes, what it
 /// passes on, and that no answer overtakes another.
 @Suite struct ImmediateResponseHandlerTests {
-    /// Answers `GET /fast...` with the body's length.
+    /// Answers `GET /fast...` with the body's length, but passes on `/fast/later` once it has seen it.
     struct Echo: ImmediateResponder {
         func answersImmediately(_ head: HTTPRequest) -> Bool { head.path?.hasPrefix("/fast") == true }
 
-        func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse {
-            .json(["path": .string(head.path ?? ""), "length": .int(Int64(body.readableBytes))])
+        func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse? {
+            guard head.path != "/fast/later" else { return nil }
+            return .json(["path": .string(head.path ?? ""), "length": .int(Int64(body.readableBytes))])
         }
     }
 
@@ -100,6 +101,25 @@ import Testing
         try channel.writeInbound(HTTPRequestPart.end(nil))
         #expect(try response(of: channel)?.0.status == .ok)
         #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil)
+    }
+
+    @Test func aRequestTheResponderDeclinesAfterItsBodyGoesOnWhole() throws {
+        let channel = channel()
+        let head = request("/fast/later", method: .post, [.contentLength: "5"])
+        try channel.writeInbound(HTTPRequestPart.head(head))
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "ab")))
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "cde")))
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil, "held until it ends")
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == .head(head))
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == .body(ByteBuffer(string: "abcde")))
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == .end(nil))
+        #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
+        // Until its response has ended, a request this handler could answer goes on too: none overtakes it.
+        try channel.writeInbound(HTTPRequestPart.head(request("/fast")))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == .head(request("/fast")))
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == .end(nil))
     }
 
     /// Hummingbird's whole HTTP/1.1 pipeline with the immediate handler, on bytes: a connection that only

@@ -29,25 +29,72 @@ import Testing
         }
     }
 
+    /// Reads `counters/c` in each transaction.
+    private func readCounter(_ session: FirestoreTestClient.Session, in transactions: String...) async throws {
+        for transaction in transactions {
+            let read = try await session.request(.get, session.root + "/counters/c?transaction=\(transaction.addingPercentEncodingForQuery)")
+            #expect(read.status == 200, "\(read.json)")
+        }
+    }
+
+    private func counterWrite(_ session: FirestoreTestClient.Session, _ n: Int) -> JSONValue {
+        ["update": ["name": .string(session.name("counters/c")), "fields": ["n": int(n)]]]
+    }
+
+    /// Production's locks (wound-wait): a younger transaction's commit waits while an older one that read
+    /// the document runs, and goes through if the older one ends without writing it.
+    @Test func aYoungerCommitWaitsForAnOlderReader() async throws {
+        try await FirestoreTestClient().run { session in
+            try await session.set("counters/c", ["n": int(0)])
+            let older = try await begin(session)
+            let younger = try await begin(session)
+            try await readCounter(session, in: older, younger)
+            let commit = Task { try await session.commit([counterWrite(session, 1)], transaction: younger) }
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(try await session.request(.post, session.root + ":rollback", body: ["transaction": .string(older)]).status == 200)
+            let committed = try await commit.value
+            #expect(committed.status == 200, "it waited instead of failing: \(committed.json)")
+        }
+    }
+
+    /// When the older transaction writes the document, the waiting younger one is then ABORTED, and its
+    /// retry keeps its place: a newer transaction waits for it in turn.
     @Test func theOlderTransactionWinsAndARetryKeepsItsPlace() async throws {
         try await FirestoreTestClient().run { session in
             try await session.set("counters/c", ["n": int(0)])
             let older = try await begin(session)
             let younger = try await begin(session)
-            for transaction in [older, younger] {
-                _ = try await session.request(.get, session.root + "/counters/c?transaction=\(transaction.addingPercentEncodingForQuery)")
-            }
-            let write: JSONValue = ["update": ["name": .string(session.name("counters/c")), "fields": ["n": int(1)]]]
-            let lost = try await session.commit([write], transaction: younger)
-            #expect(lost.errorStatus == "ABORTED", "the younger yields to the older reader")
+            try await readCounter(session, in: older, younger)
+            let lost = Task { try await session.commit([counterWrite(session, 2)], transaction: younger) }
+            try await Task.sleep(for: .milliseconds(20))
+            #expect(try await session.commit([counterWrite(session, 1)], transaction: older).status == 200)
+            let aborted = try await lost.value
+            #expect(aborted.errorStatus == "ABORTED", "the younger read what the older changed: \(aborted.json)")
             let retry = try await begin(session, ["readWrite": ["retryTransaction": .string(younger)]])
-            #expect(try await session.commit([write], transaction: older).status == 200)
             let newcomer = try await begin(session)
-            for transaction in [retry, newcomer] {
-                _ = try await session.request(.get, session.root + "/counters/c?transaction=\(transaction.addingPercentEncodingForQuery)")
-            }
-            #expect(try await session.commit([write], transaction: newcomer).errorStatus == "ABORTED")
-            #expect(try await session.commit([write], transaction: retry).status == 200, "the retry kept its place")
+            try await readCounter(session, in: retry, newcomer)
+            let waiting = Task { try await session.commit([counterWrite(session, 3)], transaction: newcomer) }
+            try await Task.sleep(for: .milliseconds(20))
+            #expect(try await session.commit([counterWrite(session, 2)], transaction: retry).status == 200, "the retry kept its place")
+            #expect(try await waiting.value.errorStatus == "ABORTED")
+            #expect(try await session.request(.get, session.root + "/counters/c").json["fields"]?["n"] == int(2))
+        }
+    }
+
+    /// An older transaction that never ends holds a younger commit up to the lock timeout, as in the
+    /// official emulator (recorded: ABORTED "Transaction lock timeout." after 2 s), and the younger ends.
+    @Test func aYoungerCommitGivesUpAtTheLockTimeout() async throws {
+        try await FirestoreTestClient().run { session in
+            try await session.set("counters/c", ["n": int(0)])
+            let older = try await begin(session)
+            let younger = try await begin(session)
+            try await readCounter(session, in: older, younger)
+            let timedOut = try await session.commit([counterWrite(session, 1)], transaction: younger)
+            #expect(timedOut.status == 409 && timedOut.errorStatus == "ABORTED")
+            #expect(timedOut.errorMessage == "Transaction lock timeout.")
+            let again = try await session.commit([counterWrite(session, 1)], transaction: younger)
+            #expect(again.errorMessage == "The referenced transaction has expired or is no longer valid.")
+            #expect(try await session.commit([counterWrite(session, 1)], transaction: older).status == 200)
         }
     }
 

@@ -73,25 +73,25 @@ extension FirestoreGRPCService {
         try unary(request, beginTransaction(_:_:))
     }
 
-    /// Commit: every write or none, at one commit time; ABORTED when a transaction's reads changed.
-    func commit(_ message: Google_Firestore_V1_CommitRequest, _ caller: CallContext)
-        throws(FirestoreError) -> Google_Firestore_V1_CommitResponse
-    {
+    /// The service's request for a Commit message.
+    static func commitRequest(_ message: Google_Firestore_V1_CommitRequest) throws(FirestoreError) -> CommitRequest {
         let database = try DatabaseName(validating: message.database)
-        let writes = try Write.writes(proto: message.writes, database: database)
-        let outcome = try service.commit(
-            CommitRequest(
-                database: database, writes: writes,
-                transaction: message.transaction.isEmpty ? nil : Array(message.transaction)),
-            caller)
-        return outcome.proto
+        return CommitRequest(
+            database: database, writes: try Write.writes(proto: message.writes, database: database),
+            transaction: message.transaction.isEmpty ? nil : Array(message.transaction))
     }
 
-    /// `commit` through grpc-swift.
+    /// `commit` through grpc-swift: every write or none, at one commit time, after waiting for older
+    /// transactions as `FirestoreService.commitWaiting` does.
     func commit(request: ServerRequest<Google_Firestore_V1_CommitRequest>, context: ServerContext)
         async throws -> ServerResponse<Google_Firestore_V1_CommitResponse>
     {
-        try unary(request, commit(_:_:))
+        do {
+            let commit = try Self.commitRequest(request.message)
+            return ServerResponse(message: try await service.commitWaiting(commit, self.context(request.metadata)).proto)
+        } catch {
+            throw RPCError(error)
+        }
     }
 
     /// Rollback.

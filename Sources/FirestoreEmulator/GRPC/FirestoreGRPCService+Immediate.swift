@@ -20,7 +20,7 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
         path(Method.DeleteDocument.descriptor): { $0.answer($1, $2, $0.deleteDocument(_:_:)) },
         path(Method.BatchGetDocuments.descriptor): { $0.answerAll($1, $2, $0.batchGetDocuments(_:_:)) },
         path(Method.BeginTransaction.descriptor): { $0.answer($1, $2, $0.beginTransaction(_:_:)) },
-        path(Method.Commit.descriptor): { $0.answer($1, $2, $0.commit(_:_:)) },
+        path(Method.Commit.descriptor): { $0.answerCommit($1, $2) },
         path(Method.Rollback.descriptor): { $0.answer($1, $2, $0.rollback(_:_:)) },
         path(Method.BatchWrite.descriptor): { $0.answer($1, $2, $0.batchWrite(_:_:)) },
         path(Method.RunQuery.descriptor): { $0.answerAll($1, $2, $0.runQuery(_:_:)) },
@@ -64,9 +64,33 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
         answerAll(bytes, headers) { (request: Request, caller) throws(FirestoreError) in [try operation(request, caller)] }
     }
 
-    /// A server-streaming RPC's answer; a request that does not decode is refused in grpc-swift's words.
+    /// A server-streaming RPC's answer.
     private func answerAll<Request: Message, Response: Message>(
         _ bytes: ByteBuffer, _ headers: HPACKHeaders, _ operation: (Request, CallContext) throws(FirestoreError) -> [Response]
+    ) -> ImmediateGRPCAnswer {
+        answering(bytes, headers) { (request: Request, caller) throws(FirestoreError) in Self.answer(try operation(request, caller)) }
+    }
+
+    /// Commit's answer: at once, unless the commit must first wait for an older transaction
+    /// (`FirestoreService.mustWait`); then later, once it has.
+    private func answerCommit(_ bytes: ByteBuffer, _ headers: HPACKHeaders) -> ImmediateGRPCAnswer {
+        answering(bytes, headers) { (message: Google_Firestore_V1_CommitRequest, caller) throws(FirestoreError) in
+            let request = try Self.commitRequest(message)
+            guard service.mustWait(request) else { return Self.answer([try service.commit(request, caller).proto]) }
+            return .later { [service] in
+                do throws(FirestoreError) {
+                    return Self.answer([try await service.commitWaiting(request, caller).proto])
+                } catch {
+                    return .failure(RPCError(error))
+                }
+            }
+        }
+    }
+
+    /// The answer `operation` gives to the decoded request; a request that does not decode is refused in
+    /// grpc-swift's words, and a Firestore error becomes the call's status.
+    private func answering<Request: Message>(
+        _ bytes: ByteBuffer, _ headers: HPACKHeaders, _ operation: (Request, CallContext) throws(FirestoreError) -> ImmediateGRPCAnswer
     ) -> ImmediateGRPCAnswer {
         let request: Request
         do {
@@ -74,15 +98,18 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
         } catch {
             return .failure(error)
         }
-        let caller = service.context(authorization: headers.first(name: "authorization"))
         do {
-            let responses = try operation(request, caller)
-            guard let serialized = try? responses.map({ try $0.serializedBytes() as [UInt8] }) else {
-                return .failure(RPCError(code: .internalError, message: "The response could not be serialized."))
-            }
-            return .messages(serialized)
+            return try operation(request, service.context(authorization: headers.first(name: "authorization")))
         } catch {
             return .failure(RPCError(error))
         }
+    }
+
+    /// Responses, serialized.
+    private static func answer(_ responses: [some Message]) -> ImmediateGRPCAnswer {
+        guard let serialized = try? responses.map({ try $0.serializedBytes() as [UInt8] }) else {
+            return .failure(RPCError(code: .internalError, message: "The response could not be serialized."))
+        }
+        return .messages(serialized)
     }
 }

@@ -305,6 +305,15 @@ final class GRPCConnectionHandler: ChannelInboundHandler, FlushBatchMember {
             end(call, nil)
         case .failure(let error):
             end(call, error)
+        case .later(let work):
+            guard let loop = context?.eventLoop else { return }
+            let bound = NIOLoopBound((handler: self, call: call), eventLoop: loop)
+            loop.makeFutureWithTask(work).assumeIsolated().whenSuccess { later in
+                let (handler, call) = bound.value
+                // Unless the client reset the stream or the connection closed meanwhile.
+                guard handler.calls[call.id] === call, !call.isFinished else { return }
+                handler.answer(call, later)
+            }
         }
     }
 

@@ -58,11 +58,14 @@ protocol ImmediateGRPCStreamOutput: AnyObject {
 typealias ImmediateGRPCAnswerer = @Sendable (_ message: ByteBuffer, _ headers: HPACKHeaders) -> ImmediateGRPCAnswer
 
 /// What an `ImmediateGRPCAnswerer` answers.
-enum ImmediateGRPCAnswer {
+enum ImmediateGRPCAnswer: Sendable {
     /// These response messages (serialized), then status OK.
     case messages([[UInt8]])
     /// This status, with no messages.
     case failure(RPCError)
+    /// The answer `work` gives, once it has waited for something (a transaction's commit waiting for an
+    /// older transaction); it runs as a task, and its answer is written on the connection's event loop.
+    case later(@Sendable () async -> ImmediateGRPCAnswer)
 }
 
 extension ByteBuffer {

@@ -41,15 +41,30 @@ extension FirestoreREST {
         return ["transaction": .string(Data(id).base64EncodedString())]
     }
 
-    /// `POST /v1/{database}/documents:commit`: every write or none, at one commit time.
-    func commit(_ database: DatabaseName, _ call: RESTCall) throws(FirestoreError) -> JSONValue {
+    /// `POST /v1/{database}/documents:commit`: every write or none, at one commit time; nil when the commit
+    /// has to wait for an older transaction first (`FirestoreService.mustWait`): `commitWaiting` answers it.
+    func commit(_ database: DatabaseName, _ call: RESTCall) throws(FirestoreError) -> JSONValue? {
+        let request = try commitRequest(database, call)
+        guard !service.mustWait(request) else { return nil }
+        return Self.json(try service.commit(request, call.context))
+    }
+
+    /// `POST /v1/{database}/documents:commit`, waiting for older transactions as `FirestoreService.commitWaiting`.
+    func commitWaiting(_ database: DatabaseName, _ call: RESTCall) async throws(FirestoreError) -> JSONValue {
+        Self.json(try await service.commitWaiting(try commitRequest(database, call), call.context))
+    }
+
+    private func commitRequest(_ database: DatabaseName, _ call: RESTCall) throws(FirestoreError) -> CommitRequest {
         try call.checkBody(allowing: ["database", "writes", "transaction"])
         try Self.checkDatabase(call.body, database)
         let writes = try Self.writes(call.body, database)
         let transaction = try call.body["transaction"].map { (id) throws(FirestoreError) in
             try RESTCall.transactionID(id, field: "transaction")
         }
-        let outcome = try service.commit(CommitRequest(database: database, writes: writes, transaction: transaction), call.context)
+        return CommitRequest(database: database, writes: writes, transaction: transaction)
+    }
+
+    private static func json(_ outcome: FirestoreStore.CommitOutcome) -> JSONValue {
         var response: [String: JSONValue] = ["commitTime": .string(outcome.commitTime.description)]
         if !outcome.results.isEmpty { response["writeResults"] = .array(outcome.results.map(\.json)) }
         return .object(response)

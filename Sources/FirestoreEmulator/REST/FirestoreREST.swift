@@ -56,11 +56,12 @@ struct FirestoreREST: Sendable {
         case .securityRules(let project): return .json(try setSecurityRules(project, call))
         case .ruleCoverage(let project, let html): return ruleCoverage(project, html: html)
         case .export(let project): return .json(try await export(project, call))
+        case .database(let database, .commit): return .json(try await commitWaiting(database, call))
         default: return .json(try run(route, call))
         }
     }
 
-    /// Runs a method of REST proper (`/v1/...`); none of them waits.
+    /// Runs a method of REST proper (`/v1/...`) but Commit, which may wait; none of them waits.
     private func run(_ route: RESTRoute, _ call: RESTCall) throws(FirestoreError) -> JSONValue {
         switch route {
         case .getDocument(let database, let path): return try getDocument(database, path, call)
@@ -83,7 +84,7 @@ struct FirestoreREST: Sendable {
         switch method {
         case .batchGet: return try batchGet(database, call)
         case .beginTransaction: return try beginTransaction(database, call)
-        case .commit: return try commit(database, call)
+        case .commit: throw FirestoreError(.internal, "Commit is answered by commit(_:_:), which may wait.")
         case .rollback: return try rollback(database, call)
         case .batchWrite: return try batchWrite(database, call)
         case .listen, .write:
@@ -131,7 +132,7 @@ extension FirestoreREST: ImmediateResponder {
         return head.method == .get || head.method == .post || head.method == .patch || head.method == .delete
     }
 
-    func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse {
+    func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse? {
         let target = head.path ?? "/"
         // On the bytes: a search by `Character` walks grapheme clusters, and cost more than the call's lookup.
         let (path, query) = target.utf8.firstIndex(of: UInt8(ascii: "?")).map {
@@ -145,6 +146,10 @@ extension FirestoreREST: ImmediateResponder {
             let call = RESTCall(
                 context: service.context(authorization: head.headerFields[.authorization]),
                 query: FormFields(parsing: query), body: json)
+            if case .database(let database, .commit) = route {
+                // A commit that has to wait for an older transaction goes on to `respond(to:)`, which can.
+                return try commit(database, call).map { .json($0) }
+            }
             return .json(try run(route, call))
         } catch {
             return .error(error.apiError)

@@ -25,10 +25,45 @@ extension FirestoreService {
         try store.beginTransaction(database, mode: mode)
     }
 
-    /// Commit: every write or none, at one commit time; ABORTED when a transaction's reads changed.
+    /// Commit: every write or none, at one commit time; ABORTED when a transaction's reads changed, or when an
+    /// older transaction still running read a document it writes (see `mustWait`).
     func commit(_ request: CommitRequest, _ context: CallContext) throws(FirestoreError) -> FirestoreStore.CommitOutcome {
         try Self.checkWriteCount(request.writes.count)
         return try commit(request.database, request.writes, transaction: request.transaction, context)
+    }
+
+    /// How long a transaction's commit waits for older transactions (the official emulator's lock timeout).
+    static let lockTimeout: Duration = .seconds(2)
+
+    /// Whether `request` is a transaction's commit that has to wait for an older transaction still running,
+    /// which read a document it writes: the younger waits for the older to end, as production's locks make
+    /// it, rather than failing at once and retrying in a loop that the older, if slow, always wins.
+    func mustWait(_ request: CommitRequest) -> Bool {
+        guard let transaction = request.transaction else { return false }
+        return store.mustWait(request.database, transaction: transaction, writing: request.writes.map(\.path))
+    }
+
+    /// Commit, first waiting while `mustWait` holds, up to `lockTimeout`: then the transaction ends with
+    /// ABORTED "Transaction lock timeout.", as in the official emulator.
+    func commitWaiting(_ request: CommitRequest, _ context: CallContext) async throws(FirestoreError)
+        -> FirestoreStore.CommitOutcome
+    {
+        try Self.checkWriteCount(request.writes.count)
+        guard let transaction = request.transaction else { return try commit(request, context) }
+        let deadline = ContinuousClock.now + Self.lockTimeout
+        while mustWait(request) {
+            guard ContinuousClock.now < deadline else {
+                try? store.rollback(request.database, transaction: transaction)
+                throw FirestoreError(.aborted, "Transaction lock timeout.")
+            }
+            // Polled: contention is rare, and the older transaction's end is seen within a millisecond.
+            do {
+                try await Task.sleep(for: .milliseconds(1))
+            } catch {
+                throw FirestoreError(.cancelled, "The operation was cancelled.")
+            }
+        }
+        return try commit(request, context)
     }
 
     /// Rollback.

@@ -8,14 +8,20 @@ import Synchronization
 final class FirestoreStore: Sendable {
     /// How far back reads at a `read_time` may look (production's version retention without PITR).
     static let retention: TimeInterval = 3600
-    /// How long a transaction lives after `BeginTransaction`.
+    /// How long a transaction lives after `BeginTransaction` (production's limit).
     static let transactionLifetime: TimeInterval = 270
+    /// How long a transaction lives without a read or a commit (production's idle expiration).
+    static let transactionIdleLifetime: TimeInterval = 60
+    /// How many ended transactions' places in line are kept at least, for their retries.
+    static let retiredKept = 4096
 
     private struct State {
         var databases: [DatabaseName: DatabaseState] = [:]
         var transactions: [[UInt8]: TransactionRecord] = [:]
-        /// The places in line of recently ended transactions, for their retries.
+        /// The places in line of recently ended transactions, for their retries: the newest ones, and the
+        /// generation before them (so the last `retiredKept` ended are always there).
         var retired: [[UInt8]: Date] = [:]
+        var retiredBefore: [[UInt8]: Date] = [:]
         var lastTime = Timestamp(seconds: 0, nanos: 0)
         /// What changed, for restoring checkpoints.
         var log = ChangeLog()
@@ -81,6 +87,7 @@ final class FirestoreStore: Sendable {
                 let record = try Self.transaction(id, in: &state, database: database, now: clock.now())
                 transactionID = id
                 readTime = record.readTime
+                state.transactions[id]?.lastUsed = clock.now()
             case .newTransaction(let mode):
                 let id = try Self.begin(mode, database: database, in: &state, now: now, date: clock.now())
                 transactionID = id
@@ -105,6 +112,19 @@ final class FirestoreStore: Sendable {
         try state.withLock { (state: inout State) throws(FirestoreError) -> [UInt8] in
             let now = Self.advance(&state, to: clock.now(), strictly: false)
             return try Self.begin(mode, database: database, in: &state, now: now, date: clock.now())
+        }
+    }
+
+    /// Whether a commit of `transaction` writing `paths` must wait before it can succeed: an older read-write
+    /// transaction still running read one of those documents (see `olderReaderRuns`). False for a transaction
+    /// that does not exist (the commit refuses it).
+    func mustWait(_ database: DatabaseName, transaction id: [UInt8], writing paths: [DocumentPath]) -> Bool {
+        state.withLock { state in
+            let now = clock.now()
+            guard let record = state.transactions[id], record.database == database, record.isLive(at: now) else {
+                return false
+            }
+            return Self.olderReaderRuns(record, writing: paths, among: state.transactions, now: now)
         }
     }
 
@@ -161,7 +181,9 @@ final class FirestoreStore: Sendable {
                     }
                 } else {
                     try Self.validate(record, against: databaseState)
-                    try Self.yieldToOlder(record, writing: writes.map(\.path), among: state.transactions, now: date)
+                    if Self.olderReaderRuns(record, writing: writes.map(\.path), among: state.transactions, now: date) {
+                        throw Self.contention
+                    }
                 }
             }
             let commitTime = Self.advance(&state, to: date, strictly: true)
@@ -386,28 +408,25 @@ final class FirestoreStore: Sendable {
             readOnly = true
             readTime = try time.map { (time) throws(FirestoreError) in try checkReadTime(time, now: now) } ?? now
         case .readWrite(let retrying?):
-            priority = state.retired[retrying] ?? state.transactions[retrying]?.priority ?? date
+            priority = state.retired[retrying] ?? state.retiredBefore[retrying] ?? state.transactions[retrying]?.priority
+                ?? date
         case .readWrite(nil):
             break
         }
-        state.transactions = state.transactions.filter {
-            date.timeIntervalSince($0.value.began) < transactionLifetime
-        }
+        state.transactions = state.transactions.filter { $0.value.isLive(at: date) }
         var id: [UInt8]
         repeat {
             id = (0..<16).map { _ in UInt8.random(in: 0...255) }
         } while state.transactions[id] != nil
         state.transactions[id] = TransactionRecord(
-            database: database, readOnly: readOnly, readTime: readTime, began: date, priority: priority)
+            database: database, readOnly: readOnly, readTime: readTime, began: date, lastUsed: date, priority: priority)
         return id
     }
 
     private static func transaction(
         _ id: [UInt8], in state: inout State, database: DatabaseName, now: Date
     ) throws(FirestoreError) -> TransactionRecord {
-        guard let record = state.transactions[id], record.database == database,
-            now.timeIntervalSince(record.began) < transactionLifetime
-        else {
+        guard let record = state.transactions[id], record.database == database, record.isLive(at: now) else {
             state.transactions[id] = nil
             throw FirestoreError(.invalidArgument, "The referenced transaction has expired or is no longer valid.")
         }
@@ -417,22 +436,24 @@ final class FirestoreStore: Sendable {
     /// Ends a transaction, remembering its place in line for a retry.
     private static func retire(_ id: [UInt8], _ record: TransactionRecord, in state: inout State) {
         state.transactions[id] = nil
-        if state.retired.count >= 4096 { state.retired.removeAll() }
+        if state.retired.count >= retiredKept {
+            state.retiredBefore = state.retired
+            state.retired.removeAll(keepingCapacity: true)
+        }
         state.retired[id] = record.priority
     }
 
-    /// Refuses a transaction's commit if it would overwrite a document that an older transaction still in
-    /// progress has read: the older one would then have to abort, and could lose every retry to younger
-    /// ones. Production's locks make the younger one wait instead; here it retries, keeping its place.
-    private static func yieldToOlder(
+    /// Whether an older read-write transaction still running has read one of `paths`, which `record` would
+    /// write. Production's locks make the younger transaction's commit wait for the older one (wound-wait:
+    /// the older never waits for the younger), so a transaction retried with its place in line always gets
+    /// through; callers wait while this holds (`mustWait`), and `commit` refuses with `ABORTED` if it still does.
+    private static func olderReaderRuns(
         _ record: TransactionRecord, writing paths: [DocumentPath], among transactions: [[UInt8]: TransactionRecord],
         now: Date
-    ) throws(FirestoreError) {
-        for other in transactions.values
-        where !other.readOnly && other.database == record.database && other.priority < record.priority
-            && now.timeIntervalSince(other.began) < transactionLifetime
-        {
-            if paths.contains(where: { other.reads.keys.contains($0) }) { throw contention }
+    ) -> Bool {
+        transactions.values.contains { other in
+            !other.readOnly && other.database == record.database && other.priority < record.priority
+                && other.isLive(at: now) && paths.contains { other.reads.keys.contains($0) }
         }
     }
 

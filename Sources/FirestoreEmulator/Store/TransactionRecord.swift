@@ -20,6 +20,8 @@ struct TransactionRecord: Sendable {
     var readTime: Timestamp?
     /// When it began (transactions expire `FirestoreStore.transactionLifetime` later).
     var began: Date
+    /// When it was last used (it expires when idle for `FirestoreStore.transactionIdleLifetime`).
+    var lastUsed: Date
     /// Its place in line: when its first attempt began (a retry inherits it). Older transactions win
     /// conflicts, so a transaction retried often enough always gets through.
     var priority: Date
@@ -27,4 +29,10 @@ struct TransactionRecord: Sendable {
     var reads: [DocumentPath: Timestamp?] = [:]
     /// Each query run, with the documents and update times it returned.
     var queries: [(query: StructuredQuery, results: [DocumentPath: Timestamp])] = []
+
+    /// Whether it has neither run too long nor been idle too long at `now`.
+    func isLive(at now: Date) -> Bool {
+        now.timeIntervalSince(began) < FirestoreStore.transactionLifetime
+            && now.timeIntervalSince(lastUsed) < FirestoreStore.transactionIdleLifetime
+    }
 }
