@@ -185,6 +185,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The Emulator UI: a web app in plain HTML, CSS and JavaScript modules (Web/, embedded by
+        // scripts/generate-ui-assets into Generated/WebAssets.swift) and the server that serves it.
+        .target(
+            name: "EmulatorUI",
+            dependencies: [
+                "EmulatorCore",
+                "EmulatorHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            exclude: ["Web"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Suite",
             dependencies: [
@@ -192,6 +204,7 @@ let package = Package(
                 "DataDirectory",
                 "EmulatorCore",
                 "EmulatorHTTP",
+                "EmulatorUI",
                 "AuthEmulator",
                 "FirestoreEmulator",
                 "StorageEmulator",
@@ -435,6 +448,15 @@ let package = Package(
         .testTarget(
             name: "ChatAppTests",
             dependencies: ["HearthTesting", "EmulatorCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EmulatorUITests",
+            dependencies: [
+                "EmulatorUI",
+                "EmulatorCore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

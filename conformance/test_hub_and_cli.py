@@ -153,7 +153,10 @@ def test_start_prints_table_and_ready_line_and_stops_on_sigint(tmp_path):
     try:
         hearth.wait_ready()
         addresses = hearth.addresses
-        assert set(addresses) == {"Authentication", "Firestore", "Database", "Storage", "Emulator Hub"}, hearth.output()
+        # `start` serves the Emulator UI too (4000, or a free port when 4000 is taken), as emulators:start does.
+        assert set(addresses) == {"Authentication", "Firestore", "Database", "Storage", "Emulator Hub", "Emulator UI"}, (
+            hearth.output())
+        assert any(line.startswith("i  View Emulator UI at http://127.0.0.1:") for line in hearth.stdout_lines)
         for address in addresses.values():
             host, port = split_address(address)
             assert host == "127.0.0.1"
@@ -322,6 +325,27 @@ def test_exec_sets_variables_only_for_running_emulators(tmp_path):
     for name in OTHER_EMULATOR_VARIABLES:
         assert name not in env, f"{name} is set although that emulator does not run"
     assert "databaseURL" not in json.loads(env["FIREBASE_CONFIG"])
+
+
+HUB_AND_UI = (
+    "import json, os, sys, urllib.request\n"
+    "emulators = json.load(urllib.request.urlopen('http://' + os.environ['FIREBASE_EMULATOR_HUB'] + '/emulators'))\n"
+    "page = None\n"
+    "if 'ui' in emulators:\n"
+    "    with urllib.request.urlopen(f\"http://{emulators['ui']['host']}:{emulators['ui']['port']}/\") as answer:\n"
+    "        page = answer.headers['Content-Type']\n"
+    "json.dump({'emulators': sorted(emulators), 'page': page}, open(sys.argv[1], 'w'))\n"
+)
+
+
+def test_exec_serves_the_emulator_ui_only_with_ui(tmp_path):
+    out = tmp_path / "hub.json"
+    for flags, expected in (([], None), (["--ui", "--port", "ui=0"], "text/html; charset=utf-8")):
+        result = run_exec([*FREE_PORTS, *flags], [sys.executable, "-c", HUB_AND_UI, str(out)], cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        dumped = json.loads(out.read_text())
+        assert ("ui" in dumped["emulators"]) == (expected is not None), (flags, dumped)
+        assert dumped["page"] == expected
 
 
 def test_exec_keeps_the_callers_environment(tmp_path):

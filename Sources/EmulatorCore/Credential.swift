@@ -40,6 +40,12 @@ public enum Credential: Sendable, Equatable {
 }
 
 extension Credential {
+    /// The signed-in user's uid, if the credential is a user's.
+    public var uid: String? {
+        if case .user(let token) = self { return token.uid }
+        return nil
+    }
+
     /// Whether a bearer token speaks for the admin: `owner` (any case), or a Google OAuth access token
     /// (`ya29.`). The one answer every emulator gives (the official Firestore emulator bypasses rules for
     /// both; the Auth emulator takes both as admin credentials).

@@ -47,8 +47,12 @@ extension SuiteConfig {
                     guard let emulator = EmulatorName(rawValue: name) else {
                         throw ConfigError("\(file): emulators.\(name): unknown emulator (known: \(knownList))")
                     }
-                    config.emulators[emulator] = try emulatorSettings(
-                        settings, of: emulator, at: "\(file): emulators.\(name)", strict: true)
+                    let parsed = try emulatorSettings(settings, of: emulator, at: "\(file): emulators.\(name)", strict: true)
+                    if emulator == .ui, settings["enabled"]?.boolValue == false {
+                        config.uiEnabled = false
+                        continue
+                    }
+                    config.emulators[emulator] = parsed
                 }
             default:
                 throw ConfigError("\(file): \(key): unknown key (known: projectId, host, emulators, dataDir, import, exportOnExit)")
@@ -87,7 +91,10 @@ extension SuiteConfig {
                     }
                 }
             }
-            if emulator == .ui, settings["enabled"]?.boolValue == false { continue }
+            if emulator == .ui, settings["enabled"]?.boolValue == false {
+                config.uiEnabled = false
+                continue
+            }
             config.emulators[emulator] = parsed
         }
         return config

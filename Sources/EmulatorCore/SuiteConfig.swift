@@ -32,6 +32,8 @@ public struct SuiteConfig: Sendable, Equatable {
     public var dataDirectory: String?
     /// The file the config was read from, for messages (`nil`: defaults).
     public var sourceFile: String?
+    /// Whether the config lets the Emulator UI run (`emulators.ui.enabled`, true unless set to false).
+    public var uiEnabled = true
     /// Emulators the config file sets up that Hearth does not run (`functions`, `hosting`, ...), sorted: named
     /// once at start rather than ignored in silence.
     public var notEmulated: [String] = []

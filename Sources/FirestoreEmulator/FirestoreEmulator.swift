@@ -22,14 +22,16 @@ public final class FirestoreEmulator: ServedEmulator {
     /// Creates the emulator; nothing listens until `start()`. `rulesFile` (optional) is loaded as
     /// `projectID`'s rules and reloaded when it changes; projects without rules are open. With `durable`, the
     /// emulator starts with the documents kept there and writes every change there before acknowledging it.
+    /// With `requests`, every rules decision is recorded there (the Emulator UI's Requests page).
     public convenience init(
         projectID: String, host: String = "127.0.0.1", port: Int = FirestoreEmulator.defaultPort,
         rulesFile: String? = nil, clock: any EmulatorClock = SystemClock(),
-        logger: Logger = Logger(label: "hearth.firestore"), durable: (any DurableStore)? = nil
+        logger: Logger = Logger(label: "hearth.firestore"), durable: (any DurableStore)? = nil,
+        requests: RequestLog? = nil
     ) throws {
         try self.init(
             projectID: projectID, host: host, port: port, rulesFile: rulesFile, clock: clock, logger: logger,
-            durable: durable, grpcResponder: { service in FirestoreGRPCService(service: service) })
+            durable: durable, requests: requests, grpcResponder: { service in FirestoreGRPCService(service: service) })
     }
 
     /// The emulator serving `grpcResponder(service)`'s calls over gRPC on its port.
@@ -37,11 +39,11 @@ public final class FirestoreEmulator: ServedEmulator {
         projectID: String, host: String = "127.0.0.1", port: Int = FirestoreEmulator.defaultPort,
         rulesFile: String? = nil, clock: any EmulatorClock = SystemClock(),
         logger: Logger = Logger(label: "hearth.firestore"), durable: (any DurableStore)? = nil,
-        grpcResponder: (FirestoreService) -> any ImmediateGRPCResponder
+        requests: RequestLog? = nil, grpcResponder: (FirestoreService) -> any ImmediateGRPCResponder
     ) throws {
         self.projectID = projectID
         self.store = try FirestoreStore(clock: clock, durable: durable)
-        self.rules = FirestoreRules(logger: logger, durable: durable)
+        self.rules = FirestoreRules(logger: logger, durable: durable, requests: requests)
         if let rulesFile {
             let diagnostics: [Diagnostic]
             do {

@@ -29,17 +29,19 @@ public final class StorageEmulator: ServedEmulator {
     /// `rulesDocuments()`; none by default). With `durable`, the emulator starts with the buckets and objects
     /// kept there (their bytes in its `storage/` subfolder) and writes every change there before acknowledging
     /// it; uploads in progress are not kept. Throws if a rules file cannot be read or does not compile, if the
-    /// store's directory cannot be made, or if what `durable` keeps cannot be read.
+    /// store's directory cannot be made, or if what `durable` keeps cannot be read. With `requests`, every
+    /// rules decision is recorded there (the Emulator UI's Requests page).
     public init(
         projectID: String, host: String = "127.0.0.1", port: Int = StorageEmulator.defaultPort,
         rulesFile: String? = nil, bucketRulesFiles: [String: String] = [:], documents: (any RulesDataSource)? = nil,
         maxUploadSize: Int64 = StorageEmulator.defaultMaxUploadSize, clock: any EmulatorClock = SystemClock(),
-        logger: Logger = Logger(label: "hearth.storage"), durable: (any DurableStore)? = nil
+        logger: Logger = Logger(label: "hearth.storage"), durable: (any DurableStore)? = nil,
+        requests: RequestLog? = nil
     ) throws {
         self.projectID = projectID
         store = try ObjectStore(durable: durable)
         self.clock = clock
-        rules = StorageRules(documents: documents ?? NoRulesData(), logger: logger, durable: durable)
+        rules = StorageRules(documents: documents ?? NoRulesData(), logger: logger, durable: durable, requests: requests)
         var files: [(path: String, bucket: String?)] = bucketRulesFiles.sorted { $0.key < $1.key }.map { ($0.value, $0.key) }
         if let rulesFile { files.insert((rulesFile, nil), at: 0) }
         if !files.isEmpty {

@@ -28,6 +28,7 @@ extension Suite {
         lines.append(line("└", "┴", "┘"))
         lines.append("")
         lines.append("✔  \(Suite.readyLine)")
+        if let ui = emulator(.ui) { lines.append("i  View Emulator UI at http://\(ui.connectAddress)/") }
         return lines.joined(separator: "\n")
     }
 

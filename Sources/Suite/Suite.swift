@@ -3,6 +3,7 @@ import DataDirectory
 import DatabaseEmulator
 import EmulatorCore
 import EmulatorHTTP
+import EmulatorUI
 import FirestoreEmulator
 import Foundation
 import Logging
@@ -36,6 +37,8 @@ public final class Suite: Sendable {
     public let storage: StorageEmulator?
     /// The Realtime Database emulator, when the suite runs it.
     public let database: DatabaseEmulator?
+    /// Every rules decision, when the suite serves the Emulator UI (its Requests page reads it).
+    public let requests: RequestLog?
 
     /// Creates a suite for `config`; nothing listens until `start()`. `notify` receives messages for the
     /// developer, such as the email links and SMS codes the Auth emulator does not send. With
@@ -53,6 +56,8 @@ public final class Suite: Sendable {
         self.notify = notify
         let dataDirectory = try config.dataDirectory.map { path throws(DurableStoreError) in try DataDirectory(path: path) }
         self.dataDirectory = dataDirectory
+        let requests = config.emulators[.ui] != nil ? RequestLog() : nil
+        self.requests = requests
         if config.emulators[.auth] != nil {
             let address = config.address(of: .auth)
             auth = try AuthEmulator(
@@ -65,7 +70,7 @@ public final class Suite: Sendable {
             let address = config.address(of: .firestore)
             firestore = try FirestoreEmulator(
                 projectID: config.projectID, host: address.host, port: address.port,
-                rulesFile: settings.rules.map(config.resolve), logger: logger, durable: dataDirectory)
+                rulesFile: settings.rules.map(config.resolve), logger: logger, durable: dataDirectory, requests: requests)
         } else {
             firestore = nil
         }
@@ -85,7 +90,7 @@ public final class Suite: Sendable {
                 rulesFile: settings.rules.map(config.resolve), bucketRulesFiles: settings.bucketRules.mapValues(config.resolve),
                 documents: firestore?.rulesDocuments(),
                 maxUploadSize: settings.maxUploadSize ?? StorageEmulator.defaultMaxUploadSize, logger: logger,
-                durable: dataDirectory)
+                durable: dataDirectory, requests: requests)
         } else {
             storage = nil
         }
@@ -131,6 +136,7 @@ public final class Suite: Sendable {
                 }
             }
             try await startHub()
+            if config.emulators[.ui] != nil { try await startUI() }
         } catch {
             // An emulator whose start finished after another's failed was never recorded: stop every one
             // (stopping one that never started does nothing), so a failed start leaves nothing listening.
@@ -147,12 +153,38 @@ public final class Suite: Sendable {
         let hub = EmulatorServer(responder: Hub.responder(suite: self), host: address.host, port: address.port, logger: logger)
         do {
             let port = try await hub.start()
-            started.withLock { $0[.hub] = HubLifecycle(server: hub) }
+            started.withLock { $0[.hub] = ServerLifecycle(server: hub) }
             state.withLock { $0.append(RunningEmulator(name: .hub, host: address.host, port: port)) }
         } catch {
             throw SuiteStartError(emulator: .hub, cause: error)
         }
         if writesLocatorFile { writeLocatorFile() }
+    }
+
+    /// Starts the Emulator UI, once the emulators it shows listen. On a port nobody configured, a taken 4000
+    /// is no reason to fail (another suite's UI may have it): the UI takes a free port instead, as
+    /// firebase-tools does for its own servers.
+    private func startUI() async throws {
+        let address = config.address(of: .ui)
+        let projectID = config.projectID
+        let responder = EmulatorUI.responder(requests: requests ?? RequestLog()) { [weak self] in
+            EmulatorUI.config(projectID: projectID, emulators: Hub.emulators(self?.running ?? []))
+        }
+        var ports = [address.port]
+        if config.emulators[.ui]?.port == nil { ports.append(0) }
+        for (index, port) in ports.enumerated() {
+            let server = EmulatorServer(responder: responder, host: address.host, port: port, logger: logger)
+            do {
+                let bound = try await server.start()
+                started.withLock { $0[.ui] = ServerLifecycle(server: server) }
+                state.withLock { $0.append(RunningEmulator(name: .ui, host: address.host, port: bound)) }
+                return
+            } catch where index < ports.count - 1 {
+                await server.stop()
+            } catch {
+                throw SuiteStartError(emulator: .ui, cause: error)
+            }
+        }
     }
 
     private func record(_ emulator: RunningEmulator) {
@@ -196,8 +228,8 @@ public final class Suite: Sendable {
     }
 }
 
-/// The hub's server as an `EmulatorLifecycle`.
-private struct HubLifecycle: EmulatorLifecycle {
+/// A server of the suite's own (the hub, the UI) as an `EmulatorLifecycle`.
+private struct ServerLifecycle: EmulatorLifecycle {
     let server: EmulatorServer
     func start() async throws -> Int { try await server.start() }
     func stop() async { await server.stop() }

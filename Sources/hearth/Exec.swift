@@ -17,6 +17,9 @@ struct Exec: AsyncParsableCommand {
 
     @OptionGroup var options: SuiteOptions
 
+    @Flag(name: .long, help: "Also serve the Emulator UI (off by default in exec, as in firebase-tools).")
+    var ui = false
+
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
     var command: [String] = []
 
@@ -27,7 +30,7 @@ struct Exec: AsyncParsableCommand {
     func run() async throws {
         let running = RunningChild()
         let signals = await ShutdownSignals { running.send($0.rawValue) }
-        let (suite, exportFolder) = try await options.startSuite(messages: .standardError)
+        let (suite, exportFolder) = try await options.startSuite(messages: .standardError, ui: ui)
         FileHandle.standardError.write(Data((suite.readyTable + "\n").utf8))
         let environment = ProcessInfo.processInfo.environment.merging(suite.environment) { _, new in new }
         let child: ChildProcess

@@ -45,10 +45,11 @@ struct SuiteOptions: ParsableArguments {
     @Flag(name: .long, help: "Log each request and more detail to standard error.")
     var verbose = false
 
-    /// The config these options select, with the options applied.
-    func resolvedConfig() throws(ConfigError) -> SuiteConfig {
+    /// The config these options select, with the options applied; `ui`: whether the command serves the
+    /// Emulator UI (unless the config disables it).
+    func resolvedConfig(ui: Bool) throws(ConfigError) -> SuiteConfig {
         var config = try projectOptions.loadConfig()
-        try config.apply(only: only.isEmpty ? nil : only, project: projectOptions.project, host: host, ports: port)
+        try config.apply(only: only.isEmpty ? nil : only, project: projectOptions.project, host: host, ports: port, ui: ui)
         if let dataDirectory { config.dataDirectory = dataDirectory }
         return config
     }
@@ -87,14 +88,14 @@ struct SuiteOptions: ParsableArguments {
         return (importFolder, exportFolder)
     }
 
-    /// Builds the suite, imports `--import`, and starts it; or prints one line naming the cause and exits
-    /// non-zero. Messages for the developer (email links, SMS codes) and progress go to `messages`. Returns
-    /// the suite and the folder to export to when it stops.
-    func startSuite(messages: FileHandle) async throws -> (suite: Suite, exportOnExit: String?) {
+    /// Builds the suite (with the Emulator UI if `ui`), imports `--import`, and starts it; or prints one line
+    /// naming the cause and exits non-zero. Messages for the developer (email links, SMS codes) and progress
+    /// go to `messages`. Returns the suite and the folder to export to when it stops.
+    func startSuite(messages: FileHandle, ui: Bool) async throws -> (suite: Suite, exportOnExit: String?) {
         let config: SuiteConfig
         let folders: (import: String?, exportOnExit: String?)
         do {
-            config = try resolvedConfig()
+            config = try resolvedConfig(ui: ui)
             folders = try dataFolders(config: config)
         } catch {
             throw CleanExit.failure("hearth: \(error.message)")

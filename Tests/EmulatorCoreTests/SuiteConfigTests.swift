@@ -90,4 +90,28 @@ import Testing
         var badPort = SuiteConfig()
         #expect(throws: ConfigError.self) { try badPort.apply(only: nil, project: nil, host: nil, ports: ["auth=70000"]) }
     }
+
+    /// `start` serves the UI unless the config disables it, keeping its configured port under `--only`;
+    /// `exec` serves it only when asked (`ui: false` here), and then `--port ui=` is an error.
+    @Test func theEmulatorUIIsServedByStartUnlessDisabled() throws {
+        let folder = try write("emulator.json", #"{"emulators":{"firestore":{"port":8181},"ui":{"port":4111}}}"#)
+        var start = try SuiteConfig.load(directory: folder)
+        try start.apply(only: ["firestore"], project: nil, host: nil, ports: [], ui: true)
+        #expect(start.address(of: .ui).port == 4111)
+        var exec = try SuiteConfig.load(directory: folder)
+        try exec.apply(only: nil, project: nil, host: nil, ports: [], ui: false)
+        #expect(exec.emulators[.ui] == nil)
+        #expect(throws: ConfigError.self) { try exec.apply(only: nil, project: nil, host: nil, ports: ["ui=0"], ui: false) }
+        var defaults = SuiteConfig()
+        try defaults.apply(only: nil, project: nil, host: nil, ports: ["ui=0"], ui: true)
+        #expect(defaults.emulators[.ui]?.port == 0 && defaults.emulators[.auth] != nil)
+
+        let disabled = try write("firebase.json", #"{"emulators":{"auth":{},"ui":{"enabled":false}}}"#)
+        var off = try SuiteConfig.load(directory: disabled)
+        #expect(!off.uiEnabled)
+        try off.apply(only: nil, project: nil, host: nil, ports: [], ui: true)
+        #expect(off.emulators[.ui] == nil && off.emulators[.auth] != nil)
+        let strict = try write("emulator.json", #"{"emulators":{"auth":{},"ui":{"enabled":false}}}"#)
+        #expect(try !SuiteConfig.load(directory: strict).uiEnabled)
+    }
 }

@@ -212,4 +212,24 @@ import Testing
         #expect(html.contains("<p>0 of 3 expressions evaluated.</p>"))
         #expect(!html.contains("expr covered\" title"))
     }
+
+    /// A trace covers one decision only, with the value each expression took; the ruleset's own coverage
+    /// still counts every decision.
+    @Test func aTraceReportsOneDecisionWithItsValues() throws {
+        let ruleset = try compile(Self.rules)
+        _ = ruleset.evaluate(request(.get, "posts/p1", uid: "alice"))
+        let trace = RulesTrace()
+        let decision = ruleset.evaluate(request(.get, "posts/a-very-long-id", uid: "alice"), trace: trace)
+        #expect(!decision.allowed)
+        let traced = RulesCoverageReport(ruleset: ruleset, trace: trace)
+        let size = try report("post.size()", in: traced)
+        #expect(size.values == counts((.other, 1)))
+        #expect(size.valueText == "14")
+        #expect(try report("post.size() < 10", in: traced).valueText == "false")
+        #expect(try report("request.auth != null && post.size() < 10", in: traced).values == counts((.bool(false), 1)))
+        #expect(try report("request.auth != null", in: RulesCoverageReport(ruleset: ruleset)).values == counts((.bool(true), 2)))
+        #expect(try report("request.auth != null", in: RulesCoverageReport(ruleset: ruleset)).valueText == nil)
+        let data = try JSONEncoder().encode(traced.json)
+        #expect(String(decoding: data, as: UTF8.self).contains("\"valueText\":\"14\""))
+    }
 }

@@ -1,5 +1,8 @@
 import EmulatorCore
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Suite
 import Testing
 
@@ -20,6 +23,25 @@ import Testing
         #expect(suite.readyTable.contains(Suite.readyLine))
         await suite.stop()
         #expect(suite.running.isEmpty)
+    }
+
+    @Test func theEmulatorUIListensAfterTheHubAndTheHubListsIt() async throws {
+        var config = SuiteConfig(projectID: "demo-ui")
+        try config.apply(only: ["auth"], project: nil, host: nil, ports: ["auth=0", "hub=0", "ui=0"], ui: true)
+        let suite = try Suite(config: config)
+        try await suite.start()
+        let ui = try #require(suite.emulator(.ui))
+        #expect(ui.port != 0)
+        #expect(suite.readyTable.contains("View Emulator UI at http://127.0.0.1:\(ui.port)/"))
+        let hub = try #require(suite.emulator(.hub))
+        let (hubData, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(hub.port)/emulators")!)
+        let emulators = try JSONValue.parse(hubData)
+        #expect(emulators["ui"]?["port"] == .int(Int64(ui.port)))
+        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(ui.port)/api/config")!)
+        let answer = try JSONValue.parse(data)
+        #expect(answer["projectId"] == "demo-ui")
+        #expect(answer["auth"]?["port"] == .int(Int64(try #require(suite.emulator(.auth)).port)))
+        await suite.stop()
     }
 
     @Test func portInUseNamesTheEmulator() async throws {

@@ -60,8 +60,9 @@ def jssdk_folder() -> Path:
     return REPO_ROOT.parent / "shared" / "jssdk"
 
 
-def missing_requirements() -> list[str]:
-    """What the browser tests need and this machine lacks, each as the reason it gives for skipping."""
+def missing_requirements(bundles: bool = True) -> list[str]:
+    """What the browser tests need and this machine lacks, each as the reason it gives for skipping; without
+    `bundles`, what the Emulator UI's tests need (no SDK)."""
     missing = []
     for tool, package in (("chromium", "chromium"), ("chromedriver", "chromium-driver")):
         if not shutil.which(tool):
@@ -70,6 +71,8 @@ def missing_requirements() -> list[str]:
         import selenium  # noqa: F401
     except ImportError:
         missing.append("selenium is not installed (pip install -r conformance/requirements.txt)")
+    if not bundles:
+        return missing
     folder = jssdk_folder()
     absent = [name for name in BUNDLES if not (folder / name).is_file()]
     if absent:
@@ -81,6 +84,8 @@ def import_map(folder: Path) -> dict:
     """The page's import map: each gstatic URL the service bundles import, pointed at the local bundle."""
     imports = {}
     for name in BUNDLES:
+        if not (folder / name).is_file():
+            continue  # the Emulator UI's tests run without the bundles
         text = (folder / name).read_text(encoding="utf-8", errors="replace")
         for url in set(re.findall(r"https://www\.gstatic\.com/firebasejs/[^\"'`\s]+?\.js", text)):
             imports[url] = "/sdk/" + url.rsplit("/", 1)[1]
@@ -139,7 +144,8 @@ DISPLAY_NAMES = {"auth": "Authentication", "firestore": "Firestore", "database":
 
 
 def start_open_hearth(folder: Path, project_id: str) -> tuple[RunningHearth, Endpoints]:
-    """Starts `hearth start` in `folder` on free ports, with an emulator.json whose rules allow everything."""
+    """Starts `hearth start` in `folder` on free ports (the Emulator UI's too), with an emulator.json whose rules
+    allow everything."""
     (folder / "firestore.rules").write_text(OPEN_FIRESTORE_RULES)
     (folder / "storage.rules").write_text(OPEN_STORAGE_RULES)
     (folder / "database.rules.json").write_text(json.dumps(OPEN_DATABASE_RULES))
@@ -149,7 +155,7 @@ def start_open_hearth(folder: Path, project_id: str) -> tuple[RunningHearth, End
         "hub": {"port": 0}}}
     (folder / "emulator.json").write_text(json.dumps(config, indent=2))
     args = ["--config", str(folder / "emulator.json")]
-    for name in (*DISPLAY_NAMES, "hub"):
+    for name in (*DISPLAY_NAMES, "hub", "ui"):
         args += ["--port", f"{name}=0"]
     process = RunningHearth(args, cwd=folder)
     try:

@@ -23,10 +23,15 @@ final class FirestoreRules: Sendable {
     /// The space of kept rules, keyed by project.
     private static let keptSpace = "firestore-rules"
 
-    /// Rules with nothing loaded; with `durable`, rules loaded through the API are kept there.
-    init(logger: Logger, durable: (any DurableStore)? = nil) {
+    /// Where every decision is recorded, if anywhere (the Emulator UI runs).
+    private let requests: RequestLog?
+
+    /// Rules with nothing loaded; with `durable`, rules loaded through the API are kept there; with
+    /// `requests`, every decision is recorded there.
+    init(logger: Logger, durable: (any DurableStore)? = nil, requests: RequestLog? = nil) {
         self.logger = logger
         self.durable = durable
+        self.requests = requests
     }
 
     /// Loads `sources` as `project`'s rules through the API (the emulator's `:securityRules`): as
@@ -106,7 +111,7 @@ final class FirestoreRules: Sendable {
             service: .firestore, path: path.rulePath(in: view.name), method: .get,
             request: Self.request(.get, path: path.rulePath(in: view.name), credential: credential, time: time),
             resource: document?.ruleValue(in: view.name) ?? .null)
-        try decide(ruleset, request, view: view, accessLimit: 10)
+        try decide(ruleset, request, view: view, accessLimit: 10, caller: credential)
     }
 
     /// Decides a query (`list`): allowed only if the rules hold for every document the query's constraints
@@ -130,15 +135,21 @@ final class FirestoreRules: Sendable {
                 : RulesProof(
                     strictNumbers: QueryConstraints.hasDoubleBounds(alternative.conditions),
                     pinned: Set(alternative.pinned.keys.map { ["data"] + $0.segments }))
-            for pinned in Self.samples(of: alternative, literals: ruleset.literals) {
+            let samples = Self.samples(of: alternative, literals: ruleset.literals)
+            for (index, pinned) in samples.enumerated() {
                 let resource: RuleValue = .map([
                     "data": .map(QueryConstraints.fields(of: pinned).mapValues(\.ruleValue)),
                     "id": .string(id), "__name__": .path(path),
                 ])
-                try decide(
-                    ruleset,
-                    RulesRequest(service: .firestore, path: path, method: .list, request: request, resource: resource, proof: proof),
-                    view: view, accessLimit: 10)
+                let sample = RulesRequest(
+                    service: .firestore, path: path, method: .list, request: request, resource: resource, proof: proof)
+                // One decision per query reaches the request log: the sample that fails, else the last.
+                if index < samples.count - 1,
+                    ruleset.evaluate(sample, data: ViewRulesData(view: view), accessLimit: 10).allowed
+                {
+                    continue
+                }
+                try decide(ruleset, sample, view: view, accessLimit: 10, caller: credential)
             }
         }
     }
@@ -192,7 +203,7 @@ final class FirestoreRules: Sendable {
                 RulesRequest(
                     service: .firestore, path: path, method: method, request: request,
                     resource: pending.before?.ruleValue(in: view.name) ?? .null),
-                view: view, accessLimit: accessLimit)
+                view: view, accessLimit: accessLimit, caller: credential)
         }
     }
 
@@ -207,8 +218,11 @@ final class FirestoreRules: Sendable {
         ])
     }
 
-    private func decide(_ ruleset: CompiledRuleset, _ request: RulesRequest, view: DatabaseView, accessLimit: Int) throws(FirestoreError) {
-        let decision = ruleset.evaluate(request, data: ViewRulesData(view: view), accessLimit: accessLimit)
+    private func decide(
+        _ ruleset: CompiledRuleset, _ request: RulesRequest, view: DatabaseView, accessLimit: Int, caller: Credential
+    ) throws(FirestoreError) {
+        let decision = ruleset.evaluate(
+            request, data: ViewRulesData(view: view), accessLimit: accessLimit, log: requests, caller: caller.uid)
         guard decision.allowed else {
             logger.debug("firestore: \(request.method.rawValue) \(request.path) denied: \(decision.explanation)")
             throw FirestoreError.permissionDenied(because: decision.denial(for: request.method))

@@ -59,10 +59,11 @@ public final class CompiledRuleset: Sendable {
 
     /// Decides `request`: allowed if any `allow` of a matching block that covers the method evaluates to
     /// boolean `true`. `accessLimit` is production's document-read limit (10 for a single-document request,
-    /// 20 for batched writes and transactions). `debug` receives `debug()` output.
+    /// 20 for batched writes and transactions). `debug` receives `debug()` output. `trace`, if given, records
+    /// what each expression evaluated to in this decision (a report of it: `RulesCoverageReport(ruleset:trace:)`).
     public func evaluate(
         _ request: RulesRequest, data: some RulesDataSource = NoRulesData(), accessLimit: Int = 10,
-        debug: (@Sendable (String) -> Void)? = nil
+        debug: (@Sendable (String) -> Void)? = nil, trace: RulesTrace? = nil
     ) -> RulesDecision {
         var outcomes: [AllowOutcome] = []
         let state = EvaluationState()
@@ -71,8 +72,8 @@ public final class CompiledRuleset: Sendable {
             var globals = Scope([("request", request.request), ("resource", request.resource)])
             for (name, value) in candidate.bindings { globals.bind(name, value) }
             let evaluator = Evaluator(
-                program: program, globals: globals, data: data, coverage: coverage, accessLimit: accessLimit,
-                debug: debug, state: state, proof: request.proof)
+                program: program, globals: globals, data: data, coverage: coverage, trace: trace,
+                accessLimit: accessLimit, debug: debug, state: state, proof: request.proof)
             for allow in candidate.match.allows where allow.methods.contains(request.method) {
                 let result = outcome(of: allow, evaluator: evaluator, lexical: candidate.match.scope)
                 if result == .allowed { allowed = true }

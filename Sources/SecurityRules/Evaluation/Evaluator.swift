@@ -9,6 +9,8 @@ struct Evaluator {
     let globals: Scope
     let data: any RulesDataSource
     let coverage: RulesCoverage?
+    /// This decision's own record of every expression's outcome, when one is asked for.
+    var trace: RulesTrace? = nil
     let accessLimit: Int
     let debug: (@Sendable (String) -> Void)?
     /// Mutable per-decision state (document reads, call depth).
@@ -18,13 +20,15 @@ struct Evaluator {
 
     /// Evaluates `expression` with `scope` in lexical scope `lexical`, recording coverage if asked.
     func evaluate(_ expression: Expression, _ scope: Scope, lexical: Int) throws(RuleError) -> RuleValue {
-        guard let coverage else { return try evaluateNode(expression, scope, lexical: lexical) }
+        guard coverage != nil || trace != nil else { return try evaluateNode(expression, scope, lexical: lexical) }
         do {
             let value = try evaluateNode(expression, scope, lexical: lexical)
-            coverage.record(expression.id, .success(value))
+            coverage?.record(expression.id, .success(value))
+            trace?.record(expression.id, .success(value))
             return value
         } catch {
-            coverage.record(expression.id, .failure(error))
+            coverage?.record(expression.id, .failure(error))
+            trace?.record(expression.id, .failure(error))
             throw error
         }
     }

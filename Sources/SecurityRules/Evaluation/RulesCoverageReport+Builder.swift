@@ -6,10 +6,13 @@ extension RulesCoverageReport {
     struct Builder {
         private let layouts: [Layout]
         private let counts: [Int: RulesCoverage.Counts]
+        /// The one decision reported on, if the report is of one (its expressions' values).
+        private let trace: RulesTrace?
         /// The start offset of each expression seen so far, by id.
         private var starts: [Int: Int] = [:]
 
-        init(sources: [RulesSource], counts: [Int: RulesCoverage.Counts]) {
+        init(sources: [RulesSource], counts: [Int: RulesCoverage.Counts], trace: RulesTrace? = nil) {
+            self.trace = trace
             var layouts: [Layout] = []
             var firstID = 0
             for source in sources {
@@ -54,7 +57,7 @@ extension RulesCoverageReport {
                     fileName: layout.fileName, line: location.line, column: location.column, currentOffset: start,
                     endOffset: end - 1),
                 values: Self.values(counts[expression.id] ?? RulesCoverage.Counts()),
-                children: children)
+                children: children, valueText: trace?.value(of: expression.id))
         }
 
         /// Where `expression` starts. A node written after its first operand (`a || b`, `a.b`, `f(x)`) starts

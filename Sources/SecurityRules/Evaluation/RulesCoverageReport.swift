@@ -34,7 +34,17 @@ public struct RulesCoverageReport: Sendable {
     /// Reports on `ruleset` as it has been evaluated so far (counts are read now). A ruleset compiled without
     /// `recordCoverage` reports every expression as never evaluated.
     public init(ruleset: CompiledRuleset) {
-        var builder = Builder(sources: ruleset.sources, counts: ruleset.coverage?.snapshot ?? [:])
+        self.init(ruleset: ruleset, counts: ruleset.coverage?.snapshot ?? [:], trace: nil)
+    }
+
+    /// Reports on one decision of `ruleset` that `trace` recorded (`CompiledRuleset.evaluate(_:trace:)`): each
+    /// expression it evaluated, counted once, with the value it took last (`valueText`, an emulator-only field).
+    public init(ruleset: CompiledRuleset, trace: RulesTrace) {
+        self.init(ruleset: ruleset, counts: trace.counts, trace: trace)
+    }
+
+    private init(ruleset: CompiledRuleset, counts: [Int: RulesCoverage.Counts], trace: RulesTrace?) {
+        var builder = Builder(sources: ruleset.sources, counts: counts, trace: trace)
         let roots = builder.reports(for: ruleset.program)
         json = Body(
             rules: Source(files: ruleset.sources.map { File(name: $0.fileName, content: $0.text) }),
@@ -74,17 +84,20 @@ extension RulesCoverageReport {
         public var values: [ValueCount]
         /// Its subexpressions that are not constants, in source order.
         public var children: [ExpressionReport]
+        /// What it evaluated to last, in a report of one traced decision (emulator-only).
+        public var valueText: String? = nil
 
         private enum CodingKeys: String, CodingKey {
-            case sourcePosition, values, children
+            case sourcePosition, values, children, valueText
         }
 
-        /// Encodes as production does: `values` and `children` only when not empty.
+        /// Encodes as production does: `values` and `children` only when not empty (and `valueText` when set).
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(sourcePosition, forKey: .sourcePosition)
             if !values.isEmpty { try container.encode(values, forKey: .values) }
             if !children.isEmpty { try container.encode(children, forKey: .children) }
+            try container.encodeIfPresent(valueText, forKey: .valueText)
         }
     }
 

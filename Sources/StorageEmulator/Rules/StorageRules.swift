@@ -36,12 +36,16 @@ final class StorageRules: Sendable {
     /// The space and key of the kept rules (one set: a load replaces every bucket's rules).
     private static let kept = (space: "storage-rules", key: "rules")
 
+    /// Where every decision is recorded, if anywhere (the Emulator UI runs).
+    private let requests: RequestLog?
+
     /// Rules with nothing loaded, reading Firestore documents from `documents`; with `durable`, rules loaded
-    /// through the API are kept there.
-    init(documents: any RulesDataSource, logger: Logger, durable: (any DurableStore)? = nil) {
+    /// through the API are kept there; with `requests`, every decision is recorded there.
+    init(documents: any RulesDataSource, logger: Logger, durable: (any DurableStore)? = nil, requests: RequestLog? = nil) {
         self.documents = documents
         self.logger = logger
         self.durable = durable
+        self.requests = requests
     }
 
     /// Loads `files` through the API (`PUT /internal/setRules`): as `setRules`, and kept in the data folder
@@ -145,7 +149,7 @@ final class StorageRules: Sendable {
         ])
         let decision = ruleset.evaluate(
             RulesRequest(service: .storage, path: rulePath, method: method, request: request, resource: resource?.ruleValue ?? .null),
-            data: documents)
+            data: documents, log: requests, caller: credential.uid)
         return decision.allowed
     }
 }

@@ -1,0 +1,123 @@
+import EmulatorCore
+import EmulatorHTTP
+import Foundation
+import Hummingbird
+
+/// The Emulator UI (default port 4000): a web app, written in plain HTML, CSS and JavaScript modules and
+/// embedded in the binary (`WebAsset`), that shows and changes every emulator's data through the
+/// emulators' own endpoints, and the small API it needs beyond them:
+/// - `GET /api/config`: the project and where each emulator listens, in the official UI's shape
+///   (`{projectId, experiments, analytics, <name>: {name, host, port, …}}`, the hub's `/emulators` entries).
+/// - `GET /api/requests`: the rules decisions kept (`{"requests": [{id, time, service, method, path, uid,
+///   allowed, explanation}]}`, oldest first; `?after=ID` for the newer ones only); with
+///   `Accept: text/event-stream`, those and then each new one as a server-sent `request` event.
+///   `GET /api/requests/ID` is one of them with its `detail`: the rules files and what each expression
+///   evaluated to (the coverage report's shape, with `valueText`). `DELETE /api/requests` forgets them.
+///
+/// Every other `GET` serves the app: `/` the page, `/assets/<file>` its files.
+public enum EmulatorUI {
+    /// How often a quiet event stream sends a comment, so proxies and browsers keep it open.
+    static let keepAliveInterval: Duration = .seconds(15)
+
+    /// A responder for the UI; `config` answers `/api/config` (it is asked on each request, so it sees the
+    /// emulators as they run), and `requests` holds the rules decisions the Requests page shows.
+    public static func responder(
+        requests: RequestLog, config: @escaping @Sendable () -> JSONValue
+    ) -> EmulatorResponder {
+        EmulatorResponder { request, _ in
+            let segments = request.pathSegments
+            if segments.starts(with: ["api", "requests"]) { return try requestsAPI(request, segments.dropFirst(2), requests) }
+            guard request.method == .get || request.method == .head else {
+                throw APIError.notFound("Not Found")
+            }
+            switch segments.first {
+            case nil, "index.html":
+                return asset("index.html")!
+            case "api":
+                guard segments == ["api", "config"] else { throw APIError.notFound("Not Found") }
+                return .json(config())
+            case "assets":
+                guard segments.count == 2, let response = asset(segments[1]) else { throw APIError.notFound("Not Found") }
+                return response
+            default:
+                throw APIError.notFound("Not Found")
+            }
+        }
+    }
+
+    /// The UI's `/api/config`: `projectId`, no experiments, no analytics, and `emulators` (the hub's
+    /// `/emulators` object) merged in.
+    public static func config(projectID: String, emulators: JSONValue) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "projectId": .string(projectID), "experiments": [], "analytics": false,
+        ]
+        for (name, entry) in emulators.objectValue ?? [:] { object[name] = entry }
+        return .object(object)
+    }
+
+    private static func requestsAPI(_ request: Request, _ rest: ArraySlice<String>, _ log: RequestLog) throws -> Response {
+        switch (request.method, rest.count) {
+        case (.get, 0) where request.headers[.accept]?.contains("text/event-stream") == true:
+            return eventStream(log)
+        case (.get, 0):
+            let after = request.uri.queryParameters["after"].flatMap { Int(String($0)) } ?? 0
+            return .json(["requests": .array(log.entries(after: after).map(\.json))])
+        case (.get, 1):
+            guard let id = Int(rest[rest.startIndex]), let entry = log.entry(id) else {
+                throw APIError.notFound("No request \(rest[rest.startIndex]) is kept.")
+            }
+            guard case .object(var object) = entry.json else { return .json(entry.json) }
+            object["detail"] = entry.detail()
+            return .json(.object(object))
+        case (.delete, 0):
+            log.clear()
+            return .json([:])
+        default:
+            throw APIError.notFound("Not Found")
+        }
+    }
+
+    /// The decisions kept, then each new one, as server-sent events; a comment every `keepAliveInterval`.
+    private static func eventStream(_ log: RequestLog) -> Response {
+        let body = ResponseBody { writer in
+            let (events, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1000))
+            let follow = Task {
+                for await entry in log.follow() { continuation.yield("event: request\ndata: \(entry.json.serialized())\n\n") }
+            }
+            let keepAlive = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: keepAliveInterval)
+                    continuation.yield(": keep-alive\n\n")
+                }
+            }
+            defer {
+                follow.cancel()
+                keepAlive.cancel()
+            }
+            for await event in events {
+                do {
+                    try await writer.write(ByteBuffer(string: event))
+                } catch {
+                    break
+                }
+            }
+            try? await writer.finish(nil)
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
+    }
+
+    private static func asset(_ name: String) -> Response? {
+        guard let asset = WebAsset.all[name] else { return nil }
+        // Served fresh each time: the files change with the binary, and a stale module breaks the app.
+        return .uncached(asset.text, contentType: asset.contentType)
+    }
+}
+
+/// One file of the web app, embedded in the binary.
+struct WebAsset: Sendable {
+    /// Its `Content-Type`.
+    var contentType: String
+    /// Its text.
+    var text: String
+}

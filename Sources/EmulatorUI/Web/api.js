@@ -1,0 +1,116 @@
+// What the pages know of the suite (GET /api/config) and how they call the emulators: straight to each
+// emulator's own endpoints, as an administrator (`Bearer owner`), the way the official UI does.
+
+let config = null;
+
+/** The suite's config: `{projectId, emulators: {name: {host, port}}}`, fetched once. */
+export async function loadConfig() {
+  if (!config) {
+    const response = await fetch('/api/config');
+    if (!response.ok) throw new Error(`GET /api/config answered ${response.status}`);
+    config = await response.json();
+  }
+  return config;
+}
+
+/** The config, once loaded. */
+export function currentConfig() { return config; }
+
+/** Whether `name` runs. */
+export function runs(name) { return Boolean(config && config[name]); }
+
+/** `http://host:port` of a running emulator; a wildcard host is reached through the page's own host. */
+export function origin(name) {
+  const emulator = config && config[name];
+  if (!emulator) throw new Error(`The ${name} emulator is not running.`);
+  let host = emulator.host;
+  if (host === '0.0.0.0' || host === '::' || host === '[::]') host = location.hostname;
+  if (host.includes(':') && !host.startsWith('[')) host = `[${host}]`;
+  return `http://${host}:${emulator.port}`;
+}
+
+/** An error an emulator answered, with its message. */
+export class APIError extends Error {
+  constructor(status, message) { super(message); this.status = status; }
+}
+
+/**
+ * Calls `path` on emulator `name` as an administrator; JSON in and out. Throws `APIError` with the
+ * emulator's own message when it answers an error.
+ */
+export async function call(name, path, { method = 'GET', body, headers = {}, raw = false } = {}) {
+  const init = { method, headers: { Authorization: 'Bearer owner', ...headers } };
+  if (body !== undefined) {
+    if (body instanceof Blob || body instanceof ArrayBuffer || typeof body === 'string') {
+      init.body = body;
+    } else {
+      init.body = JSON.stringify(body);
+      init.headers['Content-Type'] = 'application/json';
+    }
+  }
+  const response = await fetch(origin(name) + path, init);
+  if (raw) return response;
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  if (!response.ok) {
+    const message = (json && (json.error?.message || json.error || json.message)) || text || response.statusText;
+    throw new APIError(response.status, typeof message === 'string' ? message : JSON.stringify(message));
+  }
+  return json;
+}
+
+/** Escapes text for HTML. */
+export function escapeHTML(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
+
+/** Tagged template that escapes every interpolated value unless it is `html.raw(...)`. */
+export function html(strings, ...values) {
+  let out = strings[0];
+  values.forEach((value, index) => {
+    out += (value && value.__html !== undefined) ? value.__html
+      : Array.isArray(value) ? value.map((v) => (v && v.__html !== undefined ? v.__html : escapeHTML(v))).join('')
+      : escapeHTML(value ?? '');
+    out += strings[index + 1];
+  });
+  return { __html: out };
+}
+html.raw = (text) => ({ __html: text });
+
+/** Shows a short message in the corner; `bad` for errors. */
+export function toast(message, bad = false) {
+  const box = document.getElementById('toast');
+  const item = document.createElement('div');
+  item.textContent = message;
+  if (bad) item.className = 'bad';
+  box.append(item);
+  setTimeout(() => item.remove(), bad ? 8000 : 4000);
+}
+
+/** Opens a modal dialog with `content` (an `html` value) and resolves with its form's values, or null. */
+export function dialog(title, content, { submit = 'Save', validate } = {}) {
+  return new Promise((resolve) => {
+    const element = document.createElement('dialog');
+    element.innerHTML = html`<form method="dialog"><h2>${title}</h2>${content}
+      <p class="error" role="alert" data-error></p>
+      <div class="actions"><button type="button" value="cancel" data-cancel>Cancel</button>
+      <button class="primary" value="ok">${submit}</button></div></form>`.__html;
+    document.body.append(element);
+    const form = element.querySelector('form');
+    const finish = (value) => { element.close(); element.remove(); resolve(value); };
+    element.querySelector('[data-cancel]').addEventListener('click', () => finish(null));
+    element.addEventListener('cancel', (event) => { event.preventDefault(); finish(null); });
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const values = Object.fromEntries(new FormData(form).entries());
+      form.querySelectorAll('input[type=checkbox]').forEach((box) => { values[box.name] = box.checked; });
+      const problem = validate ? validate(values, form) : null;
+      if (problem) { element.querySelector('[data-error]').textContent = problem; return; }
+      finish(values);
+    });
+    element.showModal();
+    const first = form.querySelector('input, select, textarea');
+    if (first) first.focus();
+  });
+}

@@ -1,0 +1,242 @@
+// Firestore: collections, documents and fields of the (default) database, one level per column; add, edit
+// and delete documents and fields; pages of 50 documents however large the collection; changes made by any
+// client show within a second (the open level is read again every 500 ms, one page at most).
+import { call, currentConfig, dialog, html, toast } from './api.js';
+import { types, typeOf, editText, parse, quoteField, show } from './values.js';
+
+const pageSize = 50;
+const refreshInterval = 500;
+let timer = null;
+let view = null;
+
+const database = () => `projects/${currentConfig().projectId}/databases/(default)`;
+const documentsRoot = () => `${database()}/documents`;
+const api = (path) => `/v1/${documentsRoot()}${path ? '/' + path.split('/').map(encodeURIComponent).join('/') : ''}`;
+const route = (segments) => '#/firestore/' + segments.map(encodeURIComponent).join('/');
+
+async function collectionIds(documentPath) {
+  const answer = await call('firestore', `${api(documentPath)}:listCollectionIds`, { method: 'POST', body: { pageSize: 1000 } });
+  return (answer?.collectionIds || []).sort();
+}
+
+async function documentsPage(collectionPath, token) {
+  const query = new URLSearchParams({ pageSize: String(pageSize), showMissing: 'true' });
+  if (token) query.set('pageToken', token);
+  const answer = await call('firestore', `${api(collectionPath)}?${query}`);
+  return { documents: answer?.documents || [], next: answer?.nextPageToken || null };
+}
+
+async function getDocument(path) {
+  try {
+    return await call('firestore', api(path));
+  } catch (error) {
+    if (error.status === 404) return null;
+    throw error;
+  }
+}
+
+const lastSegment = (name) => decodeURIComponent(name.split('/').pop());
+
+/** What the columns show for `segments` (see the module comment). */
+async function load(segments, pages) {
+  const odd = segments.length % 2 === 1;
+  const collection = segments.length === 0 ? null : odd ? segments : segments.slice(0, -1);
+  const parent = collection ? collection.slice(0, -1) : [];
+  const result = { segments, collection, parent };
+  result.collections = await collectionIds(parent.join('/'));
+  if (collection) {
+    const tokens = pages || [null];
+    result.documents = [];
+    result.tokens = tokens;
+    for (const token of tokens) {
+      const page = await documentsPage(collection.join('/'), token);
+      result.documents.push(...page.documents);
+      result.next = page.next;
+    }
+  }
+  if (segments.length && !odd) {
+    result.document = await getDocument(segments.join('/'));
+    result.subcollections = await collectionIds(segments.join('/'));
+  }
+  return result;
+}
+
+function columnCollections(state) {
+  const selected = state.collection ? state.collection[state.collection.length - 1] : null;
+  const items = state.collections.map((id) => html`<li><a href="${route([...state.parent, id])}" ${html.raw(id === selected ? 'aria-current="true"' : '')}>${id}</a></li>`);
+  const title = state.parent.length ? state.parent[state.parent.length - 1] : '(default)';
+  return html`<section class="column" data-column="collections"><header><h2 title="${title}">${title}</h2>
+    <button type="button" data-add-collection>Start collection</button></header>
+    ${items.length ? html`<ul class="list">${items}</ul>` : html`<p class="empty">No collections. Start one, or write from your app.</p>`}</section>`;
+}
+
+function columnDocuments(state) {
+  if (!state.collection) return html`<section class="column"><p class="empty">Pick a collection.</p></section>`;
+  const selected = state.segments.length % 2 === 0 ? state.segments[state.segments.length - 1] : null;
+  const items = state.documents.map((document) => {
+    const id = lastSegment(document.name);
+    const missing = !document.createTime;
+    return html`<li><a href="${route([...state.collection, id])}" class="${missing ? 'missing' : ''}" title="${missing ? 'This document does not exist; it has subcollections.' : id}" ${html.raw(id === selected ? 'aria-current="true"' : '')}>${id}</a></li>`;
+  });
+  const more = state.next ? html`<p style="padding:.5rem .8rem"><button type="button" data-more>Load ${pageSize} more</button></p>` : html``;
+  const name = state.collection[state.collection.length - 1];
+  return html`<section class="column" data-column="documents"><header><h2 title="${name}">${name}</h2>
+    <button type="button" data-add-document>Add document</button>
+    <button type="button" class="danger" data-delete-collection title="Delete every document of this collection and their subcollections">Delete</button></header>
+    ${items.length ? html`<ul class="list">${items}</ul>${more}` : html`<p class="empty">No documents. Add one.</p>`}</section>`;
+}
+
+function columnDocument(state) {
+  if (!(state.segments.length && state.segments.length % 2 === 0)) return html`<section class="column"><p class="empty">Pick a document.</p></section>`;
+  const id = state.segments[state.segments.length - 1];
+  const document = state.document;
+  const subcollections = state.subcollections.map((c) => html`<li><a href="${route([...state.segments, c])}">${c}</a></li>`);
+  const fields = document ? Object.entries(document.fields || {}).sort(([a], [b]) => a.localeCompare(b)).map(([name, value]) => html`
+    <div class="field" data-field="${name}"><span class="mono">${name}</span><div>${show(value)}</div>
+    <span><button type="button" data-edit-field="${name}" aria-label="Edit field ${name}">Edit</button>
+    <button type="button" class="danger" data-delete-field="${name}" aria-label="Delete field ${name}">Delete</button></span></div>`) : [];
+  const body = document
+    ? html`<div class="fields">${fields.length ? fields : html`<p class="empty">No fields.</p>`}
+      <p class="muted" style="font-size:.8rem">Updated ${new Date(document.updateTime).toLocaleString()}</p></div>`
+    : html`<p class="empty">This document does not exist${subcollections.length ? '; it has subcollections.' : '.'}</p>`;
+  return html`<section class="column" data-column="document"><header><h2 title="${id}">${id}</h2>
+    <button type="button" data-add-field>Add field</button>
+    <button type="button" class="danger" data-delete-document ${html.raw(document ? '' : 'disabled')}>Delete</button></header>
+    ${body}${subcollections.length ? html`<header><h2>Subcollections</h2></header><ul class="list">${subcollections}</ul>` : html``}</section>`;
+}
+
+function breadcrumb(segments) {
+  const links = [html`<a href="#/firestore">(default)</a>`];
+  segments.forEach((segment, index) => links.push(html` / <a href="${route(segments.slice(0, index + 1))}">${segment}</a>`));
+  return html`<nav aria-label="Path" class="mono">${links}</nav>`;
+}
+
+function draw(main) {
+  const state = view.state;
+  main.querySelector('[data-columns]').innerHTML = html`${columnCollections(state)}${columnDocuments(state)}${columnDocument(state)}`.__html;
+}
+
+function fieldForm(name, value) {
+  const type = value ? typeOf(value) : 'string';
+  const options = types.map(([t]) => html`<option ${html.raw(t === type ? 'selected' : '')}>${t}</option>`);
+  return html`<label for="f-name">Field</label><input id="f-name" name="name" required value="${name || ''}" ${html.raw(name ? 'readonly' : '')}>
+    <label for="f-type">Type</label><select id="f-type" name="type">${options}</select>
+    <label for="f-value">Value</label><textarea id="f-value" name="value">${value ? editText(value, type) : ''}</textarea>`;
+}
+
+function parseField(values) {
+  return parse(values.value, values.type, documentsRoot());
+}
+
+function validateField(values) {
+  if (!values.name) return 'Name the field.';
+  try { parseField(values); } catch (error) { return error.message; }
+  return null;
+}
+
+async function refresh(main, { force = false } = {}) {
+  if (document.querySelector('dialog[open]')) return;
+  const state = await load(view.segments, view.state?.tokens);
+  const text = JSON.stringify(state);
+  if (!force && text === view.text) return;
+  view.state = state;
+  view.text = text;
+  draw(main);
+}
+
+async function act(main, target) {
+  const state = view.state;
+  const documentPath = state.segments.join('/');
+  if (target.dataset.more !== undefined) {
+    view.state.tokens = [...state.tokens, state.next];
+    await refresh(main, { force: true });
+  } else if (target.dataset.addCollection !== undefined || target.dataset.addDocument !== undefined) {
+    const collection = target.dataset.addDocument !== undefined;
+    const values = await dialog(collection ? 'Add a document' : 'Start a collection', html`
+      ${collection ? html`` : html`<label for="c-id">Collection ID</label><input id="c-id" name="collection" required>`}
+      <label for="d-id">Document ID (empty: a new random ID)</label><input id="d-id" name="id">${fieldForm('', null)}`,
+    { submit: 'Save', validate: (v) => (!collection && !v.collection ? 'Name the collection.' : v.name ? validateField(v) : null) });
+    if (!values) return;
+    const parent = collection ? state.collection : [...state.parent, values.collection];
+    const fields = values.name ? { [values.name]: parseField(values) } : {};
+    let name;
+    if (values.id) {
+      await call('firestore', api([...parent, values.id].join('/')), { method: 'PATCH', body: { fields } });
+      name = values.id;
+    } else {
+      const created = await call('firestore', api(parent.join('/')), { method: 'POST', body: { fields } });
+      name = lastSegment(created.name);
+    }
+    location.hash = route([...parent, name]);
+  } else if (target.dataset.addField !== undefined || target.dataset.editField !== undefined) {
+    const name = target.dataset.editField;
+    const values = await dialog(name ? `Edit ${name}` : 'Add a field', fieldForm(name, name ? state.document?.fields?.[name] : null), { validate: validateField });
+    if (!values) return;
+    const query = new URLSearchParams({ 'updateMask.fieldPaths': quoteField(values.name) });
+    await call('firestore', `${api(documentPath)}?${query}`, { method: 'PATCH', body: { fields: { [values.name]: parseField(values) } } });
+    await refresh(main, { force: true });
+  } else if (target.dataset.deleteField !== undefined) {
+    const query = new URLSearchParams({ 'updateMask.fieldPaths': quoteField(target.dataset.deleteField), 'currentDocument.exists': 'true' });
+    await call('firestore', `${api(documentPath)}?${query}`, { method: 'PATCH', body: { fields: {} } });
+    await refresh(main, { force: true });
+  } else if (target.dataset.deleteDocument !== undefined) {
+    if (!confirm(`Delete document ${documentPath}? Its subcollections stay.`)) return;
+    await call('firestore', api(documentPath), { method: 'DELETE' });
+    location.hash = route(state.collection);
+  } else if (target.dataset.deleteCollection !== undefined) {
+    const path = state.collection.join('/');
+    if (!confirm(`Delete every document of ${path}, with their subcollections?`)) return;
+    const count = await deleteCollection(path);
+    toast(`${count} documents deleted.`);
+    location.hash = route(state.parent);
+  }
+}
+
+/** Deletes every document of `path` and of the subcollections below, a page at a time; returns how many. */
+async function deleteCollection(path) {
+  let count = 0;
+  for (;;) {
+    const page = await documentsPage(path, null);
+    if (!page.documents.length) return count;
+    for (const document of page.documents) {
+      const documentPath = `${path}/${lastSegment(document.name)}`;
+      for (const sub of await collectionIds(documentPath)) count += await deleteCollection(`${documentPath}/${sub}`);
+      await call('firestore', api(documentPath), { method: 'DELETE' });
+      if (document.createTime) count += 1;
+    }
+  }
+}
+
+/** Renders the data browser for the path in `args` into `main`. */
+export async function render(main, args) {
+  leave();
+  view = { segments: args, state: null, text: null };
+  main.innerHTML = html`<h1>Firestore</h1><div class="toolbar"><span class="grow">${breadcrumb(args)}</span>
+    <button type="button" class="danger" data-clear-all>Clear all data</button></div>
+    <div class="columns" data-columns><p class="empty">Loading…</p></div>`.__html;
+  main.querySelector('[data-clear-all]').addEventListener('click', async () => {
+    if (!confirm('Delete every document of every collection of this database?')) return;
+    await call('firestore', `/emulator/v1/${documentsRoot()}`, { method: 'DELETE' });
+    toast('All documents deleted.');
+    location.hash = '#/firestore';
+    await refresh(main, { force: true });
+  });
+  main.querySelector('[data-columns]').addEventListener('click', async (event) => {
+    const target = event.target.closest('button');
+    if (!target) return;
+    try {
+      await act(main, target);
+    } catch (error) {
+      toast(error.message, true);
+    }
+  });
+  await refresh(main, { force: true });
+  const mine = view;
+  timer = setInterval(() => { if (view === mine) refresh(main).catch(() => {}); }, refreshInterval);
+}
+
+/** Stops reading the open level again. */
+export function leave() {
+  if (timer) clearInterval(timer);
+  timer = null;
+}

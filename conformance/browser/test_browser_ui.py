@@ -1,0 +1,287 @@
+"""Hearth's Emulator UI in headless Chromium: its pages load with no console error or failed request, in the
+light and the dark theme (screenshots of each go to $HEARTH_UI_SCREENSHOTS, else .build/ui-screenshots), and
+what is done in the UI is what the official clients see, and the other way round:
+
+- a user added in the UI signs in over the Identity Toolkit REST API with its password and custom claims;
+  one created by firebase-admin appears in the UI;
+- a field edited in the UI reaches a google-cloud-firestore `on_snapshot` listener; a document a client
+  writes appears in the open UI (the time it took is printed).
+
+Needs chromium, chromedriver and selenium only (not the SDK bundles); skipped with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from pathlib import Path
+
+import firebase_admin
+import pytest
+import requests
+from firebase_admin import auth as admin_auth
+from google.auth.credentials import AnonymousCredentials
+from google.cloud import firestore
+
+from browser_support import start_open_hearth
+from support import REPO_ROOT
+
+PROJECT = "demo-browser-ui"
+SCREENSHOTS = Path(os.environ.get("HEARTH_UI_SCREENSHOTS", REPO_ROOT / ".build" / "ui-screenshots"))
+WAIT = 10.0
+
+
+@pytest.fixture(scope="module")
+def hearth(tmp_path_factory):
+    """A hearth of this module's own, its Emulator UI on a free port; stopped by PID at the end."""
+    process, endpoints = start_open_hearth(tmp_path_factory.mktemp("ui-hearth"), PROJECT)
+    try:
+        addresses = process.addresses
+        assert "Emulator UI" in addresses, process.output()
+        yield {"ui": f"http://{addresses['Emulator UI']}/", "addresses": addresses}
+        assert process.process.poll() is None, "hearth exited during the module:\n" + process.output()
+    finally:
+        process.stop()
+
+
+@pytest.fixture
+def ui(browser, hearth):
+    """The browser's main tab, its window 1400×900, the console emptied; after the test, no SEVERE entry
+    (a failed request is one) may have been logged."""
+    driver = browser.driver
+    driver.switch_to.window(browser.home)
+    driver.set_window_size(1400, 900)
+    driver.get("about:blank")
+    browser.console()
+    yield UI(driver, hearth["ui"])
+    problems = [entry["message"] for entry in browser.console() if entry["level"] == "SEVERE"]
+    assert not problems, "console errors:\n" + "\n".join(problems)
+
+
+class UI:
+    """The UI in one tab: navigation and waiting for what it shows."""
+
+    def __init__(self, driver, url: str):
+        self.driver = driver
+        self.url = url
+
+    def open(self, route: str = "", theme: str = "light") -> None:
+        self.driver.get(self.url)
+        self.driver.execute_script("localStorage.setItem('hearth-theme', arguments[0])", theme)
+        self.driver.get(self.url + "#/" + route)
+        self.driver.refresh()
+        self.wait(lambda: self.driver.execute_script(
+            "return document.documentElement.dataset.theme === arguments[0]"
+            " && !document.querySelector('#page').textContent.includes('Loading')", theme), f"page {route!r} loaded")
+
+    def wait(self, condition, what: str, timeout: float = WAIT):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = condition()
+            if value:
+                return value
+            time.sleep(0.02)
+        raise AssertionError(f"not seen in {timeout} s: {what}")
+
+    def find(self, selector: str):
+        from selenium.webdriver.common.by import By
+
+        return self.wait(lambda: self.driver.find_elements(By.CSS_SELECTOR, selector), selector)[0]
+
+    def text(self) -> str:
+        return self.driver.execute_script("return document.querySelector('#page').innerText")
+
+    def shows(self, selector: str, text: str) -> bool:
+        """Whether the element `selector` shows `text` now (read in the page: the element may be redrawn)."""
+        return self.driver.execute_script(
+            "const e = document.querySelector(arguments[0]); return Boolean(e && e.innerText.includes(arguments[1]))",
+            selector, text)
+
+    def fill_dialog(self, values: dict[str, str], submit: bool = True) -> None:
+        for selector, value in values.items():
+            field = self.find(f"dialog[open] {selector}")
+            field.clear()
+            field.send_keys(value)
+        if submit:
+            self.find("dialog[open] button.primary").click()
+            self.wait(lambda: not self.driver.find_elements("css selector", "dialog[open]"), "the dialog closed")
+
+    def screenshot(self, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        self.driver.save_screenshot(str(path))
+        return path
+
+
+@pytest.fixture
+def clients(hearth, monkeypatch):
+    """firebase-admin and google-cloud-firestore pointed at the module's hearth (no credentials needed)."""
+    addresses = hearth["addresses"]
+    monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", addresses["Authentication"])
+    monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", addresses["Firestore"])
+    app = firebase_admin.initialize_app(options={"projectId": PROJECT}, name=f"ui-{uuid.uuid4().hex[:10]}")
+    client = firestore.Client(project=PROJECT, credentials=AnonymousCredentials())
+    try:
+        yield {"app": app, "firestore": client, "auth": f"http://{addresses['Authentication']}"}
+    finally:
+        client.close()
+        firebase_admin.delete_app(app)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_page_loads_cleanly_and_is_captured(ui, clients, theme):
+    clients["firestore"].collection("rooms").document("welcome").set(
+        {"title": "Welcome", "members": ["alice", "bob"], "created": firestore.SERVER_TIMESTAMP,
+         "place": firestore.GeoPoint(52.37, 4.9), "settings": {"public": True, "limit": 10}})
+    admin_auth.create_user(email=f"shown-{uuid.uuid4().hex[:6]}@example.com", display_name="Shown User",
+                           app=clients["app"])
+    for route, name, expected in [
+        ("", "overview", "Overview"),
+        ("auth", "auth", "Shown User"),
+        ("firestore", "firestore", "rooms"),
+        ("firestore/rooms/welcome", "firestore-document", "Welcome"),
+    ]:
+        ui.open(route, theme)
+        ui.wait(lambda: expected in ui.text(), f"{expected!r} on {route!r}")
+        print("screenshot:", ui.screenshot(f"{name}-{theme}"))
+
+
+def test_a_user_added_in_the_ui_signs_in_with_its_password_and_claims(ui, clients):
+    email = f"ui-{uuid.uuid4().hex[:8]}@example.com"
+    ui.open("auth")
+    ui.find("[data-add]").click()
+    ui.fill_dialog({"#u-email": email, "#u-password": "secret-123", "#u-name": "From The UI",
+                    "#u-claims": '{"role": "editor"}'})
+    ui.wait(lambda: email in ui.text(), "the new user in the table")
+    signed_in = requests.post(
+        f"{clients['auth']}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=fake",
+        json={"email": email, "password": "secret-123", "returnSecureToken": True}, timeout=10)
+    assert signed_in.status_code == 200, signed_in.text
+    user = admin_auth.get_user_by_email(email, app=clients["app"])
+    assert user.display_name == "From The UI" and user.custom_claims == {"role": "editor"}
+
+
+def test_the_ui_refuses_claims_that_are_not_a_json_object(ui):
+    ui.open("auth")
+    ui.find("[data-add]").click()
+    ui.fill_dialog({"#u-email": "bad-claims@example.com", "#u-claims": "[1, 2]"}, submit=False)
+    ui.find("dialog[open] button.primary").click()
+    ui.wait(lambda: "must be a JSON object" in ui.find("dialog[open] [data-error]").text, "the claims error")
+    ui.find("dialog[open] [data-cancel]").click()
+
+
+def test_a_user_created_by_firebase_admin_appears_in_the_ui(ui, clients):
+    ui.open("auth")
+    email = f"admin-{uuid.uuid4().hex[:8]}@example.com"
+    admin_auth.create_user(email=email, app=clients["app"])
+    ui.wait(lambda: email in ui.text(), "the user firebase-admin created")
+
+
+def test_a_field_edited_in_the_ui_reaches_a_listener(ui, clients):
+    reference = clients["firestore"].collection("notes").document(f"n-{uuid.uuid4().hex[:6]}")
+    reference.set({"body": "draft", "n": 1})
+    seen = []
+    watch = reference.on_snapshot(lambda snapshots, *_: seen.extend(s.to_dict() for s in snapshots))
+    try:
+        ui.open(f"firestore/notes/{reference.id}")
+        ui.find('[data-edit-field="body"]').click()
+        ui.fill_dialog({"#f-value": "final"})
+        ui.wait(lambda: any(s and s.get("body") == "final" for s in seen), "the listener saw the edit")
+        assert reference.get().to_dict() == {"body": "final", "n": 1}
+    finally:
+        watch.unsubscribe()
+
+
+def test_a_document_a_client_writes_appears_in_the_open_ui(ui, clients):
+    collection = f"live-{uuid.uuid4().hex[:6]}"
+    clients["firestore"].collection(collection).document("first").set({"n": 1})
+    ui.open(f"firestore/{collection}")
+    ui.wait(lambda: "first" in ui.text(), "the first document")
+    written = time.monotonic()
+    clients["firestore"].collection(collection).document("second").set({"n": 2})
+    ui.wait(lambda: "second" in ui.text(), "the document the client wrote")
+    print(f"a client's write showed in the open UI after {(time.monotonic() - written) * 1000:.0f} ms")
+
+
+def test_a_document_added_and_deleted_in_the_ui(ui, clients):
+    collection = f"made-{uuid.uuid4().hex[:6]}"
+    ui.open("firestore")
+    ui.find("[data-add-collection]").click()
+    ui.find("dialog[open] #f-type").send_keys("number")
+    ui.fill_dialog({"#c-id": collection, "#d-id": "doc1", "#f-name": "count", "#f-value": "42"})
+    ui.wait(lambda: "count" in ui.text(), "the new document's field")
+    assert clients["firestore"].collection(collection).document("doc1").get().to_dict() == {"count": 42}
+    ui.driver.execute_script("window.confirm = () => true")
+    ui.find("[data-delete-document]").click()
+    ui.wait(lambda: not clients["firestore"].collection(collection).document("doc1").get().exists, "the delete")
+
+
+VAULT_RULES = """rules_version = '2';
+service cloud.firestore {
+  match /databases/{database}/documents {
+    match /{collection}/{document=**} {
+      allow read, write: if collection != 'vault';
+    }
+    match /vault/{id} {
+      allow read: if request.auth != null && request.auth.uid == 'boss';
+    }
+  }
+}
+"""
+
+
+def test_a_denied_request_shows_with_the_failing_expressions_marked(ui, hearth):
+    firestore_url = f"http://{hearth['addresses']['Firestore']}"
+    loaded = requests.put(f"{firestore_url}/emulator/v1/projects/{PROJECT}:securityRules",
+                          json={"rules": {"files": [{"name": "firestore.rules", "content": VAULT_RULES}]}}, timeout=10)
+    assert loaded.status_code == 200, loaded.text
+    ui.open("requests")
+    denied = requests.get(f"{firestore_url}/v1/projects/{PROJECT}/databases/(default)/documents/vault/plans", timeout=10)
+    assert denied.status_code == 403, denied.text
+    row = ui.find('tr[data-id]')
+    ui.wait(lambda: "/vault/plans" in row.text and "Denied" in row.text, "the denied get, live, on the Requests page")
+    row.click()
+    marks = ui.wait(lambda: ui.driver.find_elements("css selector", "[data-detail] pre.rules mark.m-f"), "false marks")
+    titles = [mark.get_attribute("title") for mark in marks]
+    assert "false: false" in titles, titles
+    detail = ui.find("[data-detail]").text
+    assert "get /databases/(default)/documents/vault/plans" in detail and "Denied" in detail, detail
+    assert "allow read: false" in detail, detail  # the explanation, one line per statement
+    print("screenshot:", ui.screenshot("requests-light"))
+    ui.open("requests", "dark")
+    ui.find('tr[data-id]').click()
+    ui.wait(lambda: ui.driver.find_elements("css selector", "[data-detail] pre.rules mark"), "marks (dark)")
+    print("screenshot:", ui.screenshot("requests-dark"))
+
+
+def test_a_file_uploaded_in_the_ui_downloads_identically_through_google_cloud_storage(ui, hearth, tmp_path,
+                                                                                     monkeypatch):
+    from google.cloud import storage as gcs
+
+    content = os.urandom(300_000) + b"%PDF-1.4 hearth"
+    path = tmp_path / "report.pdf"
+    path.write_bytes(content)
+    bucket = f"{PROJECT}.appspot.com"
+    ui.open(f"storage/{bucket}/uploads")
+    ui.find("[data-upload]").send_keys(str(path))
+    ui.wait(lambda: ui.shows("[data-drop]", "report.pdf"), "the uploaded file in its folder")
+    monkeypatch.setenv("STORAGE_EMULATOR_HOST", f"http://{hearth['addresses']['Storage']}")
+    client = gcs.Client(project=PROJECT, credentials=AnonymousCredentials())
+    assert client.bucket(bucket).blob("uploads/report.pdf").download_as_bytes() == content
+    ui.find('[data-open="uploads/report.pdf"]').click()
+    ui.wait(lambda: ui.shows("[data-detail]", "application/pdf"), "the file's metadata")
+    print("screenshot:", ui.screenshot("storage-light"))
+    client.bucket(bucket).blob("uploads/pixel.png").upload_from_string(
+        bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                      "1f15c4890000000d49444154789c6360f8ffff3f0005fe02fea7d6a4b60000000049454e44ae426082"),
+        content_type="image/png")
+    ui.open(f"storage/{bucket}/uploads", "dark")
+    ui.find('[data-open="uploads/pixel.png"]').click()
+    image = ui.find("[data-detail] img.preview")
+    ui.wait(lambda: ui.driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth === 1", image),
+            "the image preview loaded")
+    print("screenshot:", ui.screenshot("storage-dark"))
+    ui.driver.execute_script("window.confirm = () => true")
+    ui.find('[data-delete="uploads/pixel.png"]').click()
+    ui.wait(lambda: not client.bucket(bucket).blob("uploads/pixel.png").exists(), "the delete")
