@@ -12,6 +12,7 @@ Needs chromium, chromedriver and selenium only (not the SDK bundles); skipped wi
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import uuid
@@ -141,6 +142,9 @@ def test_every_page_loads_cleanly_and_is_captured(ui, clients, theme):
         ("auth", "auth", "Shown User"),
         ("firestore", "firestore", "rooms"),
         ("firestore/rooms/welcome", "firestore-document", "Welcome"),
+        ("database", "database", f"{PROJECT}-default-rtdb"),
+        ("storage", "storage-empty", "Upload files"),
+        ("requests", "requests-empty", "Requests"),
     ]:
         ui.open(route, theme)
         ui.wait(lambda: expected in ui.text(), f"{expected!r} on {route!r}")
@@ -285,3 +289,70 @@ def test_a_file_uploaded_in_the_ui_downloads_identically_through_google_cloud_st
     ui.driver.execute_script("window.confirm = () => true")
     ui.find('[data-delete="uploads/pixel.png"]').click()
     ui.wait(lambda: not client.bucket(bucket).blob("uploads/pixel.png").exists(), "the delete")
+
+
+def database_url(hearth, path: str) -> str:
+    return f"http://{hearth['addresses']['Database']}/{path}.json?ns={PROJECT}-default-rtdb"
+
+
+def test_a_database_write_shows_in_the_open_tree_and_an_edit_in_the_ui_reaches_rest(ui, hearth):
+    owner = {"Authorization": "Bearer owner"}
+    requests.put(database_url(hearth, "rooms"), json={"r1": {"title": "hello", "count": 1}}, headers=owner, timeout=10)
+    ui.open("database")
+    ui.wait(lambda: ui.shows("[data-tree]", "rooms"), "the rooms node")
+    ui.find('[data-toggle="/rooms"]').click()
+    ui.find('[data-toggle="/rooms/r1"]').click()
+    ui.wait(lambda: ui.shows("[data-tree]", '"hello"'), "the leaf value")
+    written = time.monotonic()
+    requests.put(database_url(hearth, "rooms/r1/title"), json="changed live", headers=owner, timeout=10)
+    ui.wait(lambda: ui.shows("[data-tree]", '"changed live"'), "the write, live")
+    print(f"a REST write showed in the open tree after {(time.monotonic() - written) * 1000:.0f} ms")
+    ui.find('[data-edit="/rooms/r1/count"]').click()
+    ui.fill_dialog({"#v-json": "42"})
+    ui.wait(lambda: requests.get(database_url(hearth, "rooms/r1/count"), headers=owner, timeout=10).json() == 42,
+            "the edit over REST")
+    print("screenshot:", ui.screenshot("database-light"))
+    ui.find('[data-add="/rooms"]').click()
+    ui.fill_dialog({"#c-key": "r2", "#c-json": '{"title": "added"}'})
+    ui.wait(lambda: requests.get(database_url(hearth, "rooms/r2"), headers=owner, timeout=10).json() == {"title": "added"},
+            "the added child")
+    ui.driver.execute_script("window.confirm = () => true")
+    ui.find('[data-delete="/rooms/r2"]').click()
+    ui.wait(lambda: requests.get(database_url(hearth, "rooms/r2"), headers=owner, timeout=10).json() is None, "the delete")
+
+
+def test_large_data_stays_responsive(ui, hearth):
+    """100,000 Firestore documents and a 10 MB Realtime Database tree: the time to the first paint of each
+    page, and of the next page of documents, is printed (no timing is asserted)."""
+    firestore_url = f"http://{hearth['addresses']['Firestore']}/v1/projects/{PROJECT}/databases/(default)/documents"
+    owner = {"Authorization": "Bearer owner"}
+    session = requests.Session()
+    for batch in range(200):
+        writes = [{"update": {"name": f"projects/{PROJECT}/databases/(default)/documents/big/d{batch * 500 + i:06d}",
+                              "fields": {"n": {"integerValue": str(batch * 500 + i)}}}} for i in range(500)]
+        assert session.post(firestore_url + ":commit", json={"writes": writes}, headers=owner, timeout=60).ok
+    started = time.monotonic()
+    ui.open("firestore/big")
+    ui.wait(lambda: ui.shows('[data-column="documents"]', "d000049"), "the first page of 100,000 documents")
+    first = time.monotonic() - started
+    started = time.monotonic()
+    ui.find("[data-more]").click()
+    ui.wait(lambda: ui.shows('[data-column="documents"]', "d000099"), "the second page")
+    print(f"100,000 documents: first page painted in {first * 1000:.0f} ms, the next in "
+          f"{(time.monotonic() - started) * 1000:.0f} ms")
+
+    tree = {f"user{i:06d}": {"name": f"User number {i}", "email": f"user{i}@example.com", "score": i,
+                             "bio": "x" * 40} for i in range(80_000)}
+    body = json.dumps({"big": tree})
+    assert len(body) >= 10_000_000, len(body)
+    assert session.put(database_url(hearth, ""), data=body, headers=owner, timeout=120).ok
+    started = time.monotonic()
+    ui.open("database")
+    ui.wait(lambda: ui.shows("[data-tree]", "big"), "the root of a 10 MB tree")
+    root = time.monotonic() - started
+    started = time.monotonic()
+    ui.find('[data-toggle="/big"]').click()
+    ui.wait(lambda: ui.shows("[data-tree]", "user000199"), "80,000 children, the first 200 shown")
+    print(f"10 MB tree ({len(body) / 1e6:.1f} MB): root painted in {root * 1000:.0f} ms, 80,000 children expanded in "
+          f"{(time.monotonic() - started) * 1000:.0f} ms")
+    assert session.put(database_url(hearth, ""), data="null", headers=owner, timeout=60).ok

@@ -5,12 +5,14 @@ import * as auth from './auth.js';
 import * as firestore from './firestore.js';
 import * as requests from './requests.js';
 import * as storage from './storage.js';
+import * as database from './database.js';
 
 /** Every page: its route, title, and the emulator it needs (none for the overview). */
 const pages = [
   { route: '', title: 'Overview', module: overview },
   { route: 'auth', title: 'Authentication', module: auth, needs: 'auth' },
   { route: 'firestore', title: 'Firestore', module: firestore, needs: 'firestore' },
+  { route: 'database', title: 'Realtime Database', module: database, needs: 'database' },
   { route: 'storage', title: 'Storage', module: storage, needs: 'storage' },
   { route: 'requests', title: 'Requests', module: requests },
 ];

@@ -4,7 +4,7 @@ import { currentConfig, html } from './api.js';
 const emulators = [
   { name: 'auth', title: 'Authentication', page: 'auth' },
   { name: 'firestore', title: 'Firestore', page: 'firestore' },
-  { name: 'database', title: 'Realtime Database' },
+  { name: 'database', title: 'Realtime Database', page: 'database' },
   { name: 'storage', title: 'Storage', page: 'storage' },
   { name: 'hub', title: 'Emulator Hub' },
 ];
