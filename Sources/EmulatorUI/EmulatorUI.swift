@@ -13,6 +13,8 @@ import Hummingbird
 ///   `Accept: text/event-stream`, those and then each new one as a server-sent `request` event.
 ///   `GET /api/requests/ID` is one of them with its `detail`: the rules files and what each expression
 ///   evaluated to (the coverage report's shape, with `valueText`). `DELETE /api/requests` forgets them.
+/// - `GET /api/logs` (`{"logs": [{id, time, level, source, message}]}`, or server-sent `line` events) and
+///   `DELETE /api/logs`: the suite's log lines, in the same way.
 ///
 /// Every other `GET` serves the app: `/` the page, `/assets/<file>` its files.
 public enum EmulatorUI {
@@ -20,13 +22,23 @@ public enum EmulatorUI {
     static let keepAliveInterval: Duration = .seconds(15)
 
     /// A responder for the UI; `config` answers `/api/config` (it is asked on each request, so it sees the
-    /// emulators as they run), and `requests` holds the rules decisions the Requests page shows.
+    /// emulators as they run), `requests` holds the rules decisions the Requests page shows and `logs` the
+    /// lines the Logs page shows.
     public static func responder(
-        requests: RequestLog, config: @escaping @Sendable () -> JSONValue
+        requests: RequestLog, logs: SuiteLog = SuiteLog(), config: @escaping @Sendable () -> JSONValue
     ) -> EmulatorResponder {
         EmulatorResponder { request, _ in
             let segments = request.pathSegments
-            if segments.starts(with: ["api", "requests"]) { return try requestsAPI(request, segments.dropFirst(2), requests) }
+            if segments.starts(with: ["api", "requests"]) {
+                return try liveLogAPI(request, segments.dropFirst(2), requests, name: "requests", event: "request") { entry in
+                    guard case .object(var object) = entry.json else { return entry.json }
+                    object["detail"] = entry.detail()
+                    return .object(object)
+                }
+            }
+            if segments.starts(with: ["api", "logs"]) {
+                return try liveLogAPI(request, segments.dropFirst(2), logs, name: "logs", event: "line") { $0.json }
+            }
             guard request.method == .get || request.method == .head else {
                 throw APIError.notFound("Not Found")
             }
@@ -55,20 +67,23 @@ public enum EmulatorUI {
         return .object(object)
     }
 
-    private static func requestsAPI(_ request: Request, _ rest: ArraySlice<String>, _ log: RequestLog) throws -> Response {
+    /// `GET` (JSON, or server-sent `event`s with `Accept: text/event-stream`), `GET /ID` (`one` of the entry)
+    /// and `DELETE` of a live log, answered as `{"<name>": [...]}`.
+    private static func liveLogAPI<Entry>(
+        _ request: Request, _ rest: ArraySlice<String>, _ log: LiveLog<Entry>, name: String, event: String,
+        one: (Entry) -> JSONValue
+    ) throws -> Response {
         switch (request.method, rest.count) {
         case (.get, 0) where request.headers[.accept]?.contains("text/event-stream") == true:
-            return eventStream(log)
+            return eventStream(log, event: event)
         case (.get, 0):
             let after = request.uri.queryParameters["after"].flatMap { Int(String($0)) } ?? 0
-            return .json(["requests": .array(log.entries(after: after).map(\.json))])
+            return .json([name: .array(log.entries(after: after).map(\.json))])
         case (.get, 1):
             guard let id = Int(rest[rest.startIndex]), let entry = log.entry(id) else {
-                throw APIError.notFound("No request \(rest[rest.startIndex]) is kept.")
+                throw APIError.notFound("No entry \(rest[rest.startIndex]) is kept.")
             }
-            guard case .object(var object) = entry.json else { return .json(entry.json) }
-            object["detail"] = entry.detail()
-            return .json(.object(object))
+            return .json(one(entry))
         case (.delete, 0):
             log.clear()
             return .json([:])
@@ -77,12 +92,12 @@ public enum EmulatorUI {
         }
     }
 
-    /// The decisions kept, then each new one, as server-sent events; a comment every `keepAliveInterval`.
-    private static func eventStream(_ log: RequestLog) -> Response {
+    /// The entries kept, then each new one, as server-sent `event`s; a comment every `keepAliveInterval`.
+    private static func eventStream<Entry>(_ log: LiveLog<Entry>, event: String) -> Response {
         let body = ResponseBody { writer in
             let (events, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1000))
             let follow = Task {
-                for await entry in log.follow() { continuation.yield("event: request\ndata: \(entry.json.serialized())\n\n") }
+                for await entry in log.follow() { continuation.yield("event: \(event)\ndata: \(entry.json.serialized())\n\n") }
             }
             let keepAlive = Task {
                 while !Task.isCancelled {

@@ -39,6 +39,9 @@ public final class Suite: Sendable {
     public let database: DatabaseEmulator?
     /// Every rules decision, when the suite serves the Emulator UI (its Requests page reads it).
     public let requests: RequestLog?
+    /// The lines its Logs page shows: what `notify` tells the developer, and what reaches the logger's
+    /// `SuiteLogHandler`, if it has one.
+    public let logs: SuiteLog
 
     /// Creates a suite for `config`; nothing listens until `start()`. `notify` receives messages for the
     /// developer, such as the email links and SMS codes the Auth emulator does not send. With
@@ -48,12 +51,23 @@ public final class Suite: Sendable {
     /// folder is in use by another process or cannot be read.
     public init(
         config: SuiteConfig, logger: Logger = Logger(label: "hearth"), locatorFile: Bool = true,
-        notify: @escaping @Sendable (String) -> Void = { _ in }
+        logs: SuiteLog = SuiteLog(), notify: @escaping @Sendable (String) -> Void = { _ in }
     ) throws {
         self.config = config
         self.logger = logger
         writesLocatorFile = locatorFile
-        self.notify = notify
+        self.logs = logs
+        // What the developer is told goes to the Logs page too, under the emulator that says it (`auth: ...`).
+        let tell: @Sendable (String) -> Void = { message in
+            var line = LogLine(level: "notice", source: "hearth", message: message)
+            if let colon = message.firstRange(of: ": "), EmulatorName(rawValue: String(message[..<colon.lowerBound])) != nil {
+                line.source = String(message[..<colon.lowerBound])
+                line.message = String(message[colon.upperBound...])
+            }
+            logs.record(line)
+            notify(message)
+        }
+        self.notify = tell
         let dataDirectory = try config.dataDirectory.map { path throws(DurableStoreError) in try DataDirectory(path: path) }
         self.dataDirectory = dataDirectory
         let requests = config.emulators[.ui] != nil ? RequestLog() : nil
@@ -62,7 +76,7 @@ public final class Suite: Sendable {
             let address = config.address(of: .auth)
             auth = try AuthEmulator(
                 projectID: config.projectID, host: address.host, port: address.port, logger: logger,
-                notify: { notify("auth: \($0)") }, durable: dataDirectory)
+                notify: { tell("auth: \($0)") }, durable: dataDirectory)
         } else {
             auth = nil
         }
@@ -167,7 +181,7 @@ public final class Suite: Sendable {
     private func startUI() async throws {
         let address = config.address(of: .ui)
         let projectID = config.projectID
-        let responder = EmulatorUI.responder(requests: requests ?? RequestLog()) { [weak self] in
+        let responder = EmulatorUI.responder(requests: requests ?? RequestLog(), logs: logs) { [weak self] in
             EmulatorUI.config(projectID: projectID, emulators: Hub.emulators(self?.running ?? []))
         }
         var ports = [address.port]

@@ -54,11 +54,14 @@ struct SuiteOptions: ParsableArguments {
         return config
     }
 
-    /// A logger on standard error.
-    var logger: Logger {
-        var logger = Logger(label: "hearth") { label in StreamLogHandler.standardError(label: label) }
-        logger.logLevel = verbose ? .debug : .warning
-        return logger
+    /// A logger on standard error (warnings, or everything with `--verbose`) and into `logs` (info and above,
+    /// for the Emulator UI's Logs page).
+    func logger(into logs: SuiteLog) -> Logger {
+        Logger(label: "hearth") { label in
+            var standardError = StreamLogHandler.standardError(label: label)
+            standardError.logLevel = verbose ? .debug : .warning
+            return MultiplexLogHandler([standardError, SuiteLogHandler(label: label, log: logs)])
+        }
     }
 
     /// The folder to import at start and the one to export to on exit, from these options and the config, as
@@ -111,7 +114,8 @@ struct SuiteOptions: ParsableArguments {
         }
         let suite: Suite
         do {
-            suite = try Suite(config: config, logger: logger) { message in
+            let logs = SuiteLog()
+            suite = try Suite(config: config, logger: logger(into: logs), logs: logs) { message in
                 messages.write(Data((message + "\n").utf8))
             }
         } catch {

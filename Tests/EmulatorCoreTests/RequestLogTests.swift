@@ -5,8 +5,8 @@ import Testing
 /// The request log the Emulator UI follows: numbered entries, a bounded ring, followers that get the kept
 /// entries then each new one.
 @Suite struct RequestLogTests {
-    func entry(_ path: String, allowed: Bool = true) -> RequestLog.Entry {
-        RequestLog.Entry(service: "firestore", method: "get", path: path, uid: nil, allowed: allowed, explanation: "")
+    func entry(_ path: String, allowed: Bool = true) -> RequestLogEntry {
+        RequestLogEntry(service: "firestore", method: "get", path: path, uid: nil, allowed: allowed, explanation: "")
     }
 
     @Test func entriesAreNumberedAndKeptUpToTheCapacity() {

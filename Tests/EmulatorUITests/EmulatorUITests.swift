@@ -52,7 +52,7 @@ import Testing
     @Test func answersTheRequestLogAndOneEntryWithItsDetail() async throws {
         let log = RequestLog()
         log.record(
-            RequestLog.Entry(
+            RequestLogEntry(
                 service: "storage", method: "create", path: "/b/bucket/o/a.pdf", uid: "alice", allowed: false,
                 explanation: "storage.rules:5:7 allow create: false", detail: { ["report": []] }))
         let app = Application(responder: EmulatorUI.responder(requests: log) { [:] })
@@ -76,6 +76,19 @@ import Testing
             }
             try await client.execute(uri: "/api/requests/1", method: .get) { response in
                 #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    @Test func answersTheLogLines() async throws {
+        let logs = SuiteLog()
+        logs.record(LogLine(level: "notice", source: "auth", message: "To sign in as a@example.com, follow this link: …"))
+        let app = Application(responder: EmulatorUI.responder(requests: RequestLog(), logs: logs) { [:] })
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/logs", method: .get) { response in
+                let json = try JSONValue.parse(Data(String(buffer: response.body).utf8))
+                let first = json["logs"]?.arrayValue?.first
+                #expect(first?["source"] == "auth" && first?["level"] == "notice" && first?["id"] == 1)
             }
         }
     }

@@ -3,7 +3,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Suite
+@testable import Suite
+import Synchronization
 import Testing
 
 @Suite struct SuiteStartTests {
@@ -42,6 +43,17 @@ import Testing
         #expect(answer["projectId"] == "demo-ui")
         #expect(answer["auth"]?["port"] == .int(Int64(try #require(suite.emulator(.auth)).port)))
         await suite.stop()
+    }
+
+    @Test func whatTheDeveloperIsToldGoesToTheLogsUnderItsEmulator() throws {
+        let told = Mutex<[String]>([])
+        let suite = try Suite(config: SuiteConfig(projectID: "demo-logs")) { message in told.withLock { $0.append(message) } }
+        suite.notify("auth: To verify the email address a@example.com, follow this link: http://x")
+        suite.notify("Received export request. Exporting data to /tmp/e.")
+        #expect(told.withLock { $0.count } == 2)
+        let lines = suite.logs.entries()
+        #expect(lines.map(\.source) == ["auth", "hearth"])
+        #expect(lines.first?.message == "To verify the email address a@example.com, follow this link: http://x")
     }
 
     @Test func portInUseNamesTheEmulator() async throws {

@@ -145,6 +145,7 @@ def test_every_page_loads_cleanly_and_is_captured(ui, clients, theme):
         ("database", "database", f"{PROJECT}-default-rtdb"),
         ("storage", "storage-empty", "Upload files"),
         ("requests", "requests-empty", "Requests"),
+        ("logs", "logs", "Logs"),
     ]:
         ui.open(route, theme)
         ui.wait(lambda: expected in ui.text(), f"{expected!r} on {route!r}")
@@ -356,3 +357,15 @@ def test_large_data_stays_responsive(ui, hearth):
     print(f"10 MB tree ({len(body) / 1e6:.1f} MB): root painted in {root * 1000:.0f} ms, 80,000 children expanded in "
           f"{(time.monotonic() - started) * 1000:.0f} ms")
     assert session.put(database_url(hearth, ""), data="null", headers=owner, timeout=60).ok
+
+
+def test_a_sign_in_link_the_suite_prints_shows_on_the_logs_page(ui, clients):
+    email = f"link-{uuid.uuid4().hex[:8]}@example.com"
+    ui.open("logs")
+    sent = requests.post(f"{clients['auth']}/identitytoolkit.googleapis.com/v1/accounts:sendOobCode?key=fake",
+                         json={"requestType": "EMAIL_SIGNIN", "email": email, "continueUrl": "https://app.example.com"},
+                         timeout=10)
+    assert sent.status_code == 200, sent.text
+    ui.wait(lambda: ui.shows("[data-lines]", f"To sign in as {email}"), "the sign-in link, live")
+    assert ui.shows("[data-lines]", "auth")
+    print("screenshot:", ui.screenshot("logs-with-link-light"))

@@ -244,6 +244,12 @@ ul.tree .actions button { padding: 0 .4rem; line-height: 1.2; }
 button.expander { border: none; background: none; padding: 0 .3rem 0 0; width: 1.2rem; color: var(--muted); }
 .tree-panel { max-height: 75vh; overflow: auto; padding: 0; }
 input[data-namespace] { width: 22rem; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85rem; }
+.logs td.message { white-space: pre-wrap; word-break: break-word; }
+.logs td:first-child { white-space: nowrap; }
+.logs .state.level { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+.logs tr.level-warning .state.level { color: #b45309; }
+.logs tr.level-error .state.level, .logs tr.level-critical .state.level { color: var(--bad); }
+.logs tr.level-notice .state.level { color: var(--focus); }
 
 """#####),
         "app.js": WebAsset(
@@ -257,6 +263,7 @@ import * as firestore from './firestore.js';
 import * as requests from './requests.js';
 import * as storage from './storage.js';
 import * as database from './database.js';
+import * as logs from './logs.js';
 
 /** Every page: its route, title, and the emulator it needs (none for the overview). */
 const pages = [
@@ -266,6 +273,7 @@ const pages = [
   { route: 'database', title: 'Realtime Database', module: database, needs: 'database' },
   { route: 'storage', title: 'Storage', module: storage, needs: 'storage' },
   { route: 'requests', title: 'Requests', module: requests },
+  { route: 'logs', title: 'Logs', module: logs },
 ];
 
 let current = null;
@@ -999,6 +1007,76 @@ export function leave() {
 <div id="toast" role="status" aria-live="polite"></div>
 </body>
 </html>
+
+"""#####),
+        "logs.js": WebAsset(
+            contentType: "text/javascript; charset=utf-8",
+            text: #####"""
+// Logs: what the suite tells the developer (sign-in links, SMS codes, exports) and what its emulators log
+// at info level and above, live (the UI API's event stream), filtered by level and text.
+import { html, toast } from './api.js';
+
+const levels = ['trace', 'debug', 'info', 'notice', 'warning', 'error', 'critical'];
+let source = null;
+let lines = [];
+let filters = { level: 'info', text: '' };
+
+function visible() {
+  const lowest = levels.indexOf(filters.level);
+  const text = filters.text.toLowerCase();
+  return lines.filter((line) => levels.indexOf(line.level) >= lowest
+    && (!text || line.message.toLowerCase().includes(text) || line.source.includes(text)));
+}
+
+function draw(main) {
+  const shown = visible().slice(-1000);
+  const rows = shown.map((line) => html`<tr class="level-${line.level}"><td class="mono">${new Date(line.time).toLocaleTimeString(undefined, { hour12: false })}</td>
+    <td><span class="state level">${line.level}</span></td><td class="mono">${line.source}</td><td class="message">${line.message}</td></tr>`);
+  const box = main.querySelector('[data-lines]');
+  const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+  box.innerHTML = rows.length
+    ? html`<table><thead><tr><th>Time</th><th>Level</th><th>Source</th><th>Message</th></tr></thead><tbody>${rows}</tbody></table>`.__html
+    : html`<p class="empty">${lines.length ? 'No line matches the filters.' : 'Nothing logged yet. Sign-in links, SMS codes and the emulators\' messages show here.'}</p>`.__html;
+  if (atBottom) box.scrollTop = box.scrollHeight;
+}
+
+/** Renders the Logs page into `main` and follows the log. */
+export async function render(main) {
+  leave();
+  lines = [];
+  const options = levels.map((level) => html`<option ${html.raw(level === filters.level ? 'selected' : '')}>${level}</option>`);
+  main.innerHTML = html`<h1>Logs</h1><div class="toolbar">
+      <label class="inline">Lowest level <select data-filter="level">${options}</select></label>
+      <input type="search" class="grow" placeholder="Filter by text" aria-label="Filter by text" data-filter="text" value="${filters.text}">
+      <button type="button" class="danger" data-clear>Clear</button></div>
+    <div class="panel scroll logs" data-lines><p class="empty">Loading…</p></div>`.__html;
+  for (const control of main.querySelectorAll('[data-filter]')) {
+    control.addEventListener('input', () => { filters[control.dataset.filter] = control.value; draw(main); });
+  }
+  main.querySelector('[data-clear]').addEventListener('click', async () => {
+    await fetch('/api/logs', { method: 'DELETE' });
+    lines = [];
+    draw(main);
+    toast('Logs cleared.');
+  });
+  draw(main);
+  let pending = false;
+  source = new EventSource('/api/logs');
+  source.addEventListener('line', (event) => {
+    lines.push(JSON.parse(event.data));
+    if (lines.length > 5000) lines.splice(0, lines.length - 5000);
+    if (!pending) {
+      pending = true;
+      requestAnimationFrame(() => { pending = false; draw(main); });
+    }
+  });
+}
+
+/** Stops following the log. */
+export function leave() {
+  if (source) source.close();
+  source = null;
+}
 
 """#####),
         "overview.js": WebAsset(

@@ -6,6 +6,7 @@ import * as firestore from './firestore.js';
 import * as requests from './requests.js';
 import * as storage from './storage.js';
 import * as database from './database.js';
+import * as logs from './logs.js';
 
 /** Every page: its route, title, and the emulator it needs (none for the overview). */
 const pages = [
@@ -15,6 +16,7 @@ const pages = [
   { route: 'database', title: 'Realtime Database', module: database, needs: 'database' },
   { route: 'storage', title: 'Storage', module: storage, needs: 'storage' },
   { route: 'requests', title: 'Requests', module: requests },
+  { route: 'logs', title: 'Logs', module: logs },
 ];
 
 let current = null;

@@ -13,7 +13,7 @@ extension CompiledRuleset {
         let trace = RulesTrace()
         let decision = evaluate(request, data: data, accessLimit: accessLimit, trace: trace)
         log.record(
-            RequestLog.Entry(
+            RequestLogEntry(
                 service: service.logName, method: request.method.rawValue, path: request.path.description,
                 uid: caller, allowed: decision.allowed, explanation: decision.explanation
             ) { [self] in
