@@ -15,6 +15,8 @@ import Hummingbird
 ///   evaluated to (the coverage report's shape, with `valueText`). `DELETE /api/requests` forgets them.
 /// - `GET /api/logs` (`{"logs": [{id, time, level, source, message}]}`, or server-sent `line` events) and
 ///   `DELETE /api/logs`: the suite's log lines, in the same way.
+/// - `POST /api/export {"path"}`: exports every emulator's data to that folder, as the hub's
+///   `/_admin/export` does (which refuses pages); answers `{"message"}` (200 when done, else 400 or 500).
 ///
 /// Every other `GET` serves the app: `/` the page, `/assets/<file>` its files.
 public enum EmulatorUI {
@@ -25,10 +27,15 @@ public enum EmulatorUI {
     /// emulators as they run), `requests` holds the rules decisions the Requests page shows and `logs` the
     /// lines the Logs page shows.
     public static func responder(
-        requests: RequestLog, logs: SuiteLog = SuiteLog(), config: @escaping @Sendable () -> JSONValue
+        requests: RequestLog, logs: SuiteLog = SuiteLog(), actions: Actions = Actions(),
+        config: @escaping @Sendable () -> JSONValue
     ) -> EmulatorResponder {
         EmulatorResponder { request, _ in
             let segments = request.pathSegments
+            if segments == ["api", "export"] {
+                guard request.method == .post else { throw APIError.notFound("Not Found") }
+                return await export(request, actions)
+            }
             if segments.starts(with: ["api", "requests"]) {
                 return try liveLogAPI(request, segments.dropFirst(2), requests, name: "requests", event: "request") { entry in
                     guard case .object(var object) = entry.json else { return entry.json }
@@ -65,6 +72,49 @@ public enum EmulatorUI {
         ]
         for (name, entry) in emulators.objectValue ?? [:] { object[name] = entry }
         return .object(object)
+    }
+
+    /// What the UI can ask of the suite beyond the emulators' own endpoints.
+    public struct Actions: Sendable {
+        /// Exports every emulator's data to a folder; throws `ActionError` with the message to show.
+        public var export: (@Sendable (String) async throws -> Void)?
+
+        /// Actions; none by default.
+        public init(export: (@Sendable (String) async throws -> Void)? = nil) {
+            self.export = export
+        }
+    }
+
+    /// Why an action was refused (`status` 400) or failed (500), in words for the page.
+    public struct ActionError: Error, Sendable {
+        /// The HTTP status.
+        public var status: Int
+        /// The message.
+        public var message: String
+
+        /// An error with `status` and `message`.
+        public init(status: Int, message: String) {
+            self.status = status
+            self.message = message
+        }
+    }
+
+    private static func export(_ request: Request, _ actions: Actions) async -> Response {
+        func answer(_ message: String, _ status: Int) -> Response { .json(["message": .string(message)], status: status) }
+        guard let export = actions.export else { return answer("This suite cannot export.", 400) }
+        guard let data = try? await request.collectBody(limit: 1 << 16), let body = try? JSONValue.parse(data),
+            let path = body["path"]?.stringValue, !path.isEmpty
+        else {
+            return answer("Give the folder to export to: {\"path\": \"...\"}.", 400)
+        }
+        do {
+            try await export(path)
+            return answer("OK", 200)
+        } catch let error as ActionError {
+            return answer(error.message, error.status)
+        } catch {
+            return answer("\(error)", 500)
+        }
     }
 
     /// `GET` (JSON, or server-sent `event`s with `Accept: text/event-stream`), `GET /ID` (`one` of the entry)

@@ -181,7 +181,19 @@ public final class Suite: Sendable {
     private func startUI() async throws {
         let address = config.address(of: .ui)
         let projectID = config.projectID
-        let responder = EmulatorUI.responder(requests: requests ?? RequestLog(), logs: logs) { [weak self] in
+        let actions = EmulatorUI.Actions(export: { [weak self] path in
+            guard let self else { throw EmulatorUI.ActionError(status: 500, message: "The suite has stopped.") }
+            let export: Export
+            do throws(ExportError) {
+                export = try self.export(to: path)
+            } catch {
+                throw EmulatorUI.ActionError(status: 400, message: error.message)
+            }
+            self.notify("Received export request. Exporting data to \(path).")
+            try await export.run()
+            self.notify(export.transfer.summary)
+        })
+        let responder = EmulatorUI.responder(requests: requests ?? RequestLog(), logs: logs, actions: actions) { [weak self] in
             EmulatorUI.config(projectID: projectID, emulators: Hub.emulators(self?.running ?? []))
         }
         var ports = [address.port]

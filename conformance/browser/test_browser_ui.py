@@ -369,3 +369,40 @@ def test_a_sign_in_link_the_suite_prints_shows_on_the_logs_page(ui, clients):
     ui.wait(lambda: ui.shows("[data-lines]", f"To sign in as {email}"), "the sign-in link, live")
     assert ui.shows("[data-lines]", "auth")
     print("screenshot:", ui.screenshot("logs-with-link-light"))
+
+
+def test_a_collection_filtered_in_the_ui(ui, clients):
+    collection = f"scores-{uuid.uuid4().hex[:6]}"
+    for n in range(1, 6):
+        clients["firestore"].collection(collection).document(f"s{n}").set({"n": n, "tags": ["even" if n % 2 == 0 else "odd"]})
+    ui.open(f"firestore/{collection}")
+    ui.wait(lambda: ui.shows('[data-column="documents"]', "s5"), "the documents")
+    ui.find('[data-filter-form] input[name="field"]').send_keys("n")
+    ui.find('[data-filter-form] select[name="op"]').send_keys(">")
+    ui.find('[data-filter-form] input[name="text"]').send_keys("3")
+    ui.find('[data-filter-form] button[type="submit"]').click()
+    ui.wait(lambda: not ui.shows('[data-column="documents"] .list', "s1"), "the filter applied")
+    listed = ui.driver.execute_script(
+        "return [...document.querySelectorAll('[data-column=\"documents\"] .list a')].map(a => a.textContent)")
+    assert listed == ["s4", "s5"], listed
+    ui.find("[data-clear-filter]").click()
+    ui.wait(lambda: ui.shows('[data-column="documents"] .list', "s1"), "the filter cleared")
+
+
+def test_export_and_checkpoints_from_the_overview(ui, clients, tmp_path):
+    reference = clients["firestore"].collection("kept").document("k1")
+    reference.set({"v": "before"})
+    ui.open("")
+    ui.find("[data-checkpoint] input").send_keys("ui-point")
+    ui.find("[data-checkpoint] button").click()
+    ui.wait(lambda: ui.shows("[data-checkpoints]", "ui-point"), "the checkpoint listed")
+    reference.set({"v": "after"})
+    ui.find('[data-restore="ui-point"]').click()
+    ui.wait(lambda: reference.get().to_dict() == {"v": "before"}, "the restore")
+    ui.find('[data-forget="ui-point"]').click()
+    ui.wait(lambda: not ui.shows("[data-checkpoints]", "ui-point"), "the checkpoint deleted")
+    folder = tmp_path / "ui-export"
+    ui.find("[data-export] input").send_keys(str(folder))
+    ui.find("[data-export] button").click()
+    ui.wait(lambda: (folder / "firebase-export-metadata.json").is_file(), "the export on disk")
+    print("screenshot:", ui.screenshot("overview-actions-light"))

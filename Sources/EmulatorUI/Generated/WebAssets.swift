@@ -250,6 +250,10 @@ input[data-namespace] { width: 22rem; font-family: ui-monospace, SFMono-Regular,
 .logs tr.level-warning .state.level { color: #b45309; }
 .logs tr.level-error .state.level, .logs tr.level-critical .state.level { color: var(--bad); }
 .logs tr.level-notice .state.level { color: var(--focus); }
+form.filter { display: flex; gap: .3rem; padding: .5rem .8rem; border-bottom: 1px solid var(--line); flex-wrap: wrap; }
+form.filter input { flex: 1; min-width: 4rem; font-size: .85rem; padding: .2rem .4rem; }
+form.filter select, form.filter button { font-size: .85rem; padding: .2rem .5rem; }
+.cards.wide { grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); margin-top: 1rem; }
 
 """#####),
         "app.js": WebAsset(
@@ -740,10 +744,11 @@ export function leave() {
             contentType: "text/javascript; charset=utf-8",
             text: #####"""
 // Firestore: collections, documents and fields of the (default) database, one level per column; add, edit
-// and delete documents and fields; pages of 50 documents however large the collection; changes made by any
-// client show within a second (the open level is read again every 500 ms, one page at most).
+// and delete documents and fields; a collection filtered by one field (a structured query); pages of 50
+// documents however large the collection; changes made by any client show within a second (the open level
+// is read again every 500 ms, the pages shown at most).
 import { call, currentConfig, dialog, html, toast } from './api.js';
-import { types, typeOf, editText, parse, quoteField, show } from './values.js';
+import { types, typeOf, editText, parse, quoteField, show, fromPlain } from './values.js';
 
 const pageSize = 50;
 const refreshInterval = 500;
@@ -778,6 +783,30 @@ async function getDocument(path) {
 
 const lastSegment = (name) => decodeURIComponent(name.split('/').pop());
 
+/** The filter of each collection shown (by path): `{field, op, text}`. */
+const filters = new Map();
+const operators = [['==', 'EQUAL'], ['!=', 'NOT_EQUAL'], ['<', 'LESS_THAN'], ['<=', 'LESS_THAN_OR_EQUAL'],
+  ['>', 'GREATER_THAN'], ['>=', 'GREATER_THAN_OR_EQUAL'], ['array-contains', 'ARRAY_CONTAINS'], ['in', 'IN']];
+
+/** A filter's value: JSON when it parses (`42`, `true`, `"a"`, `[1, 2]`), else the text as a string. */
+function filterValue(text) {
+  let plain;
+  try { plain = JSON.parse(text); } catch { plain = text; }
+  return fromPlain(plain);
+}
+
+/** The first `count` documents of `collection` matching `filter` (a structured query, `count` at most). */
+async function queryPage(collection, filter, count) {
+  const parent = collection.slice(0, -1).join('/');
+  const structuredQuery = {
+    from: [{ collectionId: collection[collection.length - 1] }],
+    where: { fieldFilter: { field: { fieldPath: filter.field.split('.').map(quoteField).join('.') }, op: filter.op, value: filterValue(filter.text) } },
+    limit: count,
+  };
+  const answer = await call('firestore', `${api(parent)}:runQuery`, { method: 'POST', body: { structuredQuery } });
+  return (answer || []).filter((item) => item.document).map((item) => item.document);
+}
+
 /** What the columns show for `segments` (see the module comment). */
 async function load(segments, pages) {
   const odd = segments.length % 2 === 1;
@@ -785,7 +814,14 @@ async function load(segments, pages) {
   const parent = collection ? collection.slice(0, -1) : [];
   const result = { segments, collection, parent };
   result.collections = await collectionIds(parent.join('/'));
-  if (collection) {
+  const filter = collection ? filters.get(collection.join('/')) : null;
+  if (collection && filter) {
+    const count = pageSize * (pages ? pages.length : 1);
+    result.tokens = pages || [null];
+    result.filter = filter;
+    result.documents = await queryPage(collection, filter, count);
+    result.next = result.documents.length === count ? 'more' : null;
+  } else if (collection) {
     const tokens = pages || [null];
     result.documents = [];
     result.tokens = tokens;
@@ -821,10 +857,17 @@ function columnDocuments(state) {
   });
   const more = state.next ? html`<p style="padding:.5rem .8rem"><button type="button" data-more>Load ${pageSize} more</button></p>` : html``;
   const name = state.collection[state.collection.length - 1];
+  const filter = state.filter || { field: '', op: 'EQUAL', text: '' };
+  const options = operators.map(([label, op]) => html`<option value="${op}" ${html.raw(op === filter.op ? 'selected' : '')}>${label}</option>`);
+  const form = html`<form class="filter" data-filter-form><input name="field" placeholder="field" aria-label="Filter field" value="${filter.field}">
+    <select name="op" aria-label="Filter operator">${options}</select>
+    <input name="text" placeholder="value (JSON)" aria-label="Filter value" value="${filter.text}">
+    <button type="submit">Filter</button>${state.filter ? html`<button type="button" data-clear-filter>Clear</button>` : html``}</form>`;
+  const empty = state.filter ? 'No document matches the filter.' : 'No documents. Add one.';
   return html`<section class="column" data-column="documents"><header><h2 title="${name}">${name}</h2>
     <button type="button" data-add-document>Add document</button>
     <button type="button" class="danger" data-delete-collection title="Delete every document of this collection and their subcollections">Delete</button></header>
-    ${items.length ? html`<ul class="list">${items}</ul>${more}` : html`<p class="empty">No documents. Add one.</p>`}</section>`;
+    ${form}${items.length ? html`<ul class="list">${items}</ul>${more}` : html`<p class="empty">${empty}</p>`}</section>`;
 }
 
 function columnDocument(state) {
@@ -876,7 +919,9 @@ function validateField(values) {
 }
 
 async function refresh(main, { force = false } = {}) {
+  // Not while a dialog is open or the filter is being typed: a redraw would take the input away.
   if (document.querySelector('dialog[open]')) return;
+  if (!force && document.activeElement?.closest('[data-filter-form]')) return;
   const state = await load(view.segments, view.state?.tokens);
   const text = JSON.stringify(state);
   if (!force && text === view.text) return;
@@ -888,7 +933,11 @@ async function refresh(main, { force = false } = {}) {
 async function act(main, target) {
   const state = view.state;
   const documentPath = state.segments.join('/');
-  if (target.dataset.more !== undefined) {
+  if (target.dataset.clearFilter !== undefined) {
+    filters.delete(state.collection.join('/'));
+    view.state.tokens = null;
+    await refresh(main, { force: true });
+  } else if (target.dataset.more !== undefined) {
     view.state.tokens = [...state.tokens, state.next];
     await refresh(main, { force: true });
   } else if (target.dataset.addCollection !== undefined || target.dataset.addDocument !== undefined) {
@@ -961,6 +1010,21 @@ export async function render(main, args) {
     toast('All documents deleted.');
     location.hash = '#/firestore';
     await refresh(main, { force: true });
+  });
+  main.querySelector('[data-columns]').addEventListener('submit', async (event) => {
+    if (!event.target.matches('[data-filter-form]')) return;
+    event.preventDefault();
+    const values = Object.fromEntries(new FormData(event.target).entries());
+    const collection = view.state.collection.join('/');
+    if (values.field.trim()) filters.set(collection, { field: values.field.trim(), op: values.op, text: values.text });
+    else filters.delete(collection);
+    view.state.tokens = null;
+    try {
+      await refresh(main, { force: true });
+    } catch (error) {
+      filters.delete(collection);
+      toast(error.message, true);
+    }
   });
   main.querySelector('[data-columns]').addEventListener('click', async (event) => {
     const target = event.target.closest('button');
@@ -1082,8 +1146,9 @@ export function leave() {
         "overview.js": WebAsset(
             contentType: "text/javascript; charset=utf-8",
             text: #####"""
-// Overview: every emulator of the suite with its address and its page.
-import { currentConfig, html } from './api.js';
+// Overview: every emulator of the suite with its address and its page; export the data to a folder, and
+// take, restore and delete checkpoints (the hub's).
+import { call, currentConfig, html, toast } from './api.js';
 
 const emulators = [
   { name: 'auth', title: 'Authentication', page: 'auth' },
@@ -1093,6 +1158,15 @@ const emulators = [
   { name: 'hub', title: 'Emulator Hub' },
 ];
 
+async function drawCheckpoints(main) {
+  const answer = await call('hub', '/emulator/v1/checkpoints');
+  const rows = (answer?.checkpoints || []).map((c) => html`<tr><td class="mono">${c.name}</td><td>${new Date(c.createTime).toLocaleString()}</td>
+    <td><button type="button" data-restore="${c.name}">Restore</button> <button type="button" class="danger" data-forget="${c.name}">Delete</button></td></tr>`);
+  main.querySelector('[data-checkpoints]').innerHTML = rows.length
+    ? html`<table><thead><tr><th>Checkpoint</th><th>Taken</th><th></th></tr></thead><tbody>${rows}</tbody></table>`.__html
+    : html`<p class="empty">No checkpoints. Take one to come back to this state in a moment.</p>`.__html;
+}
+
 /** Renders the overview into `main`. */
 export async function render(main) {
   const config = currentConfig();
@@ -1100,15 +1174,59 @@ export async function render(main) {
     const emulator = config[name];
     const state = emulator ? html`<span class="state on">On</span>` : html`<span class="state off">Off</span>`;
     const address = emulator ? `${emulator.host}:${emulator.port}` : 'not started';
-    const link = emulator && page ? html`<p><a class="button" href="#/${page}">Open ${title}</a></p>`
-      : emulator && name !== 'hub' ? html`<p class="muted">No page in this UI yet: use the emulator's endpoints.</p>` : html``;
+    const link = emulator && page ? html`<p><a class="button" href="#/${page}">Open ${title}</a></p>` : html``;
     return html`<section class="card" data-emulator="${name}"><h2>${title} ${state}</h2>
       <p class="address">${address}</p>${link}</section>`;
   });
   main.innerHTML = html`<h1>Overview</h1>
     <p class="muted">Project <span class="mono">${config.projectId}</span>. Every emulator runs in this one
     <span class="mono">hearth</span> process.</p>
-    <div class="cards">${cards}</div>`.__html;
+    <div class="cards">${cards}</div>
+    <div class="cards wide">
+      <section class="card"><h2>Export</h2>
+        <p class="muted">Writes every emulator's data to a folder in the official layout, for <span class="mono">hearth start --import</span>.</p>
+        <form class="toolbar" data-export><input name="path" class="grow" required placeholder="/path/to/export" aria-label="Export folder">
+        <button class="primary">Export</button></form></section>
+      <section class="card"><h2>Checkpoints</h2>
+        <form class="toolbar" data-checkpoint><input name="name" class="grow" required placeholder="checkpoint name" aria-label="Checkpoint name" pattern="[A-Za-z0-9_.\\-]+">
+        <button class="primary">Take checkpoint</button></form>
+        <div data-checkpoints><p class="empty">Loading…</p></div></section>
+    </div>`.__html;
+  main.querySelector('[data-export]').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const path = new FormData(event.target).get('path');
+    const response = await fetch('/api/export', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path }) });
+    const answer = await response.json().catch(() => ({}));
+    toast(response.ok ? `Exported to ${path}.` : answer.message || `Export failed (${response.status}).`, !response.ok);
+  });
+  if (!config.hub) {
+    main.querySelector('[data-checkpoints]').innerHTML = html`<p class="empty">The hub is not running.</p>`.__html;
+    return;
+  }
+  main.querySelector('[data-checkpoint]').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const name = new FormData(event.target).get('name');
+    try {
+      await call('hub', `/emulator/v1/checkpoints/${encodeURIComponent(name)}`, { method: 'POST' });
+      toast(`Checkpoint ${name} taken.`);
+      event.target.reset();
+      await drawCheckpoints(main);
+    } catch (error) { toast(error.message, true); }
+  });
+  main.querySelector('[data-checkpoints]').addEventListener('click', async (event) => {
+    const button = event.target.closest('button');
+    if (!button) return;
+    try {
+      if (button.dataset.restore) {
+        await call('hub', `/emulator/v1/checkpoints/${encodeURIComponent(button.dataset.restore)}:restore`, { method: 'POST' });
+        toast(`Checkpoint ${button.dataset.restore} restored.`);
+      } else if (button.dataset.forget) {
+        await call('hub', `/emulator/v1/checkpoints/${encodeURIComponent(button.dataset.forget)}`, { method: 'DELETE' });
+        await drawCheckpoints(main);
+      }
+    } catch (error) { toast(error.message, true); }
+  });
+  await drawCheckpoints(main);
 }
 
 """#####),

@@ -1,8 +1,9 @@
 // Firestore: collections, documents and fields of the (default) database, one level per column; add, edit
-// and delete documents and fields; pages of 50 documents however large the collection; changes made by any
-// client show within a second (the open level is read again every 500 ms, one page at most).
+// and delete documents and fields; a collection filtered by one field (a structured query); pages of 50
+// documents however large the collection; changes made by any client show within a second (the open level
+// is read again every 500 ms, the pages shown at most).
 import { call, currentConfig, dialog, html, toast } from './api.js';
-import { types, typeOf, editText, parse, quoteField, show } from './values.js';
+import { types, typeOf, editText, parse, quoteField, show, fromPlain } from './values.js';
 
 const pageSize = 50;
 const refreshInterval = 500;
@@ -37,6 +38,30 @@ async function getDocument(path) {
 
 const lastSegment = (name) => decodeURIComponent(name.split('/').pop());
 
+/** The filter of each collection shown (by path): `{field, op, text}`. */
+const filters = new Map();
+const operators = [['==', 'EQUAL'], ['!=', 'NOT_EQUAL'], ['<', 'LESS_THAN'], ['<=', 'LESS_THAN_OR_EQUAL'],
+  ['>', 'GREATER_THAN'], ['>=', 'GREATER_THAN_OR_EQUAL'], ['array-contains', 'ARRAY_CONTAINS'], ['in', 'IN']];
+
+/** A filter's value: JSON when it parses (`42`, `true`, `"a"`, `[1, 2]`), else the text as a string. */
+function filterValue(text) {
+  let plain;
+  try { plain = JSON.parse(text); } catch { plain = text; }
+  return fromPlain(plain);
+}
+
+/** The first `count` documents of `collection` matching `filter` (a structured query, `count` at most). */
+async function queryPage(collection, filter, count) {
+  const parent = collection.slice(0, -1).join('/');
+  const structuredQuery = {
+    from: [{ collectionId: collection[collection.length - 1] }],
+    where: { fieldFilter: { field: { fieldPath: filter.field.split('.').map(quoteField).join('.') }, op: filter.op, value: filterValue(filter.text) } },
+    limit: count,
+  };
+  const answer = await call('firestore', `${api(parent)}:runQuery`, { method: 'POST', body: { structuredQuery } });
+  return (answer || []).filter((item) => item.document).map((item) => item.document);
+}
+
 /** What the columns show for `segments` (see the module comment). */
 async function load(segments, pages) {
   const odd = segments.length % 2 === 1;
@@ -44,7 +69,14 @@ async function load(segments, pages) {
   const parent = collection ? collection.slice(0, -1) : [];
   const result = { segments, collection, parent };
   result.collections = await collectionIds(parent.join('/'));
-  if (collection) {
+  const filter = collection ? filters.get(collection.join('/')) : null;
+  if (collection && filter) {
+    const count = pageSize * (pages ? pages.length : 1);
+    result.tokens = pages || [null];
+    result.filter = filter;
+    result.documents = await queryPage(collection, filter, count);
+    result.next = result.documents.length === count ? 'more' : null;
+  } else if (collection) {
     const tokens = pages || [null];
     result.documents = [];
     result.tokens = tokens;
@@ -80,10 +112,17 @@ function columnDocuments(state) {
   });
   const more = state.next ? html`<p style="padding:.5rem .8rem"><button type="button" data-more>Load ${pageSize} more</button></p>` : html``;
   const name = state.collection[state.collection.length - 1];
+  const filter = state.filter || { field: '', op: 'EQUAL', text: '' };
+  const options = operators.map(([label, op]) => html`<option value="${op}" ${html.raw(op === filter.op ? 'selected' : '')}>${label}</option>`);
+  const form = html`<form class="filter" data-filter-form><input name="field" placeholder="field" aria-label="Filter field" value="${filter.field}">
+    <select name="op" aria-label="Filter operator">${options}</select>
+    <input name="text" placeholder="value (JSON)" aria-label="Filter value" value="${filter.text}">
+    <button type="submit">Filter</button>${state.filter ? html`<button type="button" data-clear-filter>Clear</button>` : html``}</form>`;
+  const empty = state.filter ? 'No document matches the filter.' : 'No documents. Add one.';
   return html`<section class="column" data-column="documents"><header><h2 title="${name}">${name}</h2>
     <button type="button" data-add-document>Add document</button>
     <button type="button" class="danger" data-delete-collection title="Delete every document of this collection and their subcollections">Delete</button></header>
-    ${items.length ? html`<ul class="list">${items}</ul>${more}` : html`<p class="empty">No documents. Add one.</p>`}</section>`;
+    ${form}${items.length ? html`<ul class="list">${items}</ul>${more}` : html`<p class="empty">${empty}</p>`}</section>`;
 }
 
 function columnDocument(state) {
@@ -135,7 +174,9 @@ function validateField(values) {
 }
 
 async function refresh(main, { force = false } = {}) {
+  // Not while a dialog is open or the filter is being typed: a redraw would take the input away.
   if (document.querySelector('dialog[open]')) return;
+  if (!force && document.activeElement?.closest('[data-filter-form]')) return;
   const state = await load(view.segments, view.state?.tokens);
   const text = JSON.stringify(state);
   if (!force && text === view.text) return;
@@ -147,7 +188,11 @@ async function refresh(main, { force = false } = {}) {
 async function act(main, target) {
   const state = view.state;
   const documentPath = state.segments.join('/');
-  if (target.dataset.more !== undefined) {
+  if (target.dataset.clearFilter !== undefined) {
+    filters.delete(state.collection.join('/'));
+    view.state.tokens = null;
+    await refresh(main, { force: true });
+  } else if (target.dataset.more !== undefined) {
     view.state.tokens = [...state.tokens, state.next];
     await refresh(main, { force: true });
   } else if (target.dataset.addCollection !== undefined || target.dataset.addDocument !== undefined) {
@@ -220,6 +265,21 @@ export async function render(main, args) {
     toast('All documents deleted.');
     location.hash = '#/firestore';
     await refresh(main, { force: true });
+  });
+  main.querySelector('[data-columns]').addEventListener('submit', async (event) => {
+    if (!event.target.matches('[data-filter-form]')) return;
+    event.preventDefault();
+    const values = Object.fromEntries(new FormData(event.target).entries());
+    const collection = view.state.collection.join('/');
+    if (values.field.trim()) filters.set(collection, { field: values.field.trim(), op: values.op, text: values.text });
+    else filters.delete(collection);
+    view.state.tokens = null;
+    try {
+      await refresh(main, { force: true });
+    } catch (error) {
+      filters.delete(collection);
+      toast(error.message, true);
+    }
   });
   main.querySelector('[data-columns]').addEventListener('click', async (event) => {
     const target = event.target.closest('button');
