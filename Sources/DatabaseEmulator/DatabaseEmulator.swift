@@ -27,12 +27,14 @@ public final class DatabaseEmulator: ServedEmulator {
     public init(
         projectID: String, host: String = "127.0.0.1", port: Int = DatabaseEmulator.defaultPort,
         rulesFile: String? = nil, rulesNamespaces: [String] = [], clock: any EmulatorClock = SystemClock(),
-        logger: Logger = Logger(label: "hearth.database"), durable: (any DurableStore)? = nil
+        logger: Logger = Logger(label: "hearth.database"), durable: (any DurableStore)? = nil,
+        requests: RequestLog? = nil
     ) throws {
         self.projectID = projectID
         let defaultNamespace = SuiteConfig.defaultDatabaseNamespace(of: projectID)
         let files = rulesFile.map { [(path: $0, namespaces: [defaultNamespace] + rulesNamespaces.filter { $0 != defaultNamespace })] } ?? []
-        let databases = try Databases(projectID: projectID, rulesFiles: files, clock: clock, logger: logger, durable: durable)
+        let databases = try Databases(
+            projectID: projectID, rulesFiles: files, clock: clock, logger: logger, durable: durable, requests: requests)
         self.databases = databases
         let longPolling = LongPollEndpoint(databases: databases)
         let api = DatabaseAPI(databases: databases, longPolling: longPolling)

@@ -6,10 +6,14 @@ extension DatabaseRuleSet {
     /// May `auth` read the data at `path` (with `query`; `nil` for a plain read)? `.read` cascades: the first
     /// rule from the root down to `path` that evaluates to true grants. Rules below `path` never grant (rules
     /// are not filters). `now` is the server time in milliseconds.
-    package func canRead(_ path: DatabasePath, root tree: DataNode, auth: JSONValue?, now: Int64, query: RuleQuery?) -> Bool {
+    /// `trace`, if given, records how each rule fared.
+    package func canRead(
+        _ path: DatabasePath, root tree: DataNode, auth: JSONValue?, now: Int64, query: RuleQuery?,
+        trace: DatabaseRulesTrace? = nil
+    ) -> Bool {
         let environment = RuleEnvironment(
             auth: auth.map(DatabaseRuleValue.init(json:)) ?? .null, now: Double(now), oldRoot: tree, newRoot: tree,
-            query: query ?? RuleQuery(), keys: path.keys[..<0], data: tree, newData: tree)
+            query: query ?? RuleQuery(), keys: path.keys[..<0], data: tree, newData: tree, trace: trace)
         return cascades(\.read, along: path, from: environment)
     }
 
@@ -17,10 +21,14 @@ extension DatabaseRuleSet {
     /// `.validate` rule must hold (they do not cascade): those of the ancestors of `path` and those at or below
     /// it, wherever the new data is not null (a delete is never validated). For a multi-location update call
     /// this once per written path, with the whole update applied in `newRoot`.
-    package func canWrite(_ path: DatabasePath, oldRoot: DataNode, newRoot: DataNode, auth: JSONValue?, now: Int64) -> Bool {
+    /// `trace`, if given, records how each rule fared.
+    package func canWrite(
+        _ path: DatabasePath, oldRoot: DataNode, newRoot: DataNode, auth: JSONValue?, now: Int64,
+        trace: DatabaseRulesTrace? = nil
+    ) -> Bool {
         let environment = RuleEnvironment(
             auth: auth.map(DatabaseRuleValue.init(json:)) ?? .null, now: Double(now), oldRoot: oldRoot, newRoot: newRoot,
-            query: RuleQuery(), keys: path.keys[..<0], data: oldRoot, newData: newRoot)
+            query: RuleQuery(), keys: path.keys[..<0], data: oldRoot, newData: newRoot, trace: trace)
         return cascades(\.write, along: path, from: environment) && validates(path, from: environment)
     }
 
@@ -28,6 +36,7 @@ extension DatabaseRuleSet {
     private func allows(_ rule: Rule, _ environment: RuleEnvironment) -> Bool {
         let outcome = rule.expression.outcome(environment)
         coverage.record(outcome, of: rule.id)
+        environment.trace?.record(outcome, of: rule.id)
         return outcome == .true
     }
 

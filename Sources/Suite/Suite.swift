@@ -92,7 +92,7 @@ public final class Suite: Sendable {
             let address = config.address(of: .database)
             database = try DatabaseEmulator(
                 projectID: config.projectID, host: address.host, port: address.port,
-                rulesFile: settings.rules.map(config.resolve), logger: logger, durable: dataDirectory)
+                rulesFile: settings.rules.map(config.resolve), logger: logger, durable: dataDirectory, requests: requests)
         } else {
             database = nil
         }

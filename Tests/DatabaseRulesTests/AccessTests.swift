@@ -222,3 +222,30 @@ struct ExpressionLimitTests {
         #expect(rules.canSet("/x", 1))
     }
 }
+
+/// A decision's trace: the rules it evaluated, for the Emulator UI's Requests page.
+@Suite struct DecisionTraceTests {
+    @Test func aTraceNamesEachRuleEvaluatedWhereItIsInTheFile() throws {
+        let source = "{\"rules\": {\n  \".read\": false,\n  \"rooms\": {\"$room\": {\".read\": \"auth != null\"}}\n}}"
+        let rules = try DatabaseRuleSet(source: source)
+        let trace = DatabaseRulesTrace()
+        let path = DatabasePath(keys: ["rooms", "r1"])
+        #expect(!rules.canRead(path, root: .empty, auth: nil, now: 0, query: nil, trace: trace))
+        #expect(rules.explanation(of: trace) == """
+            database.rules.json:2:12 / .read "false": false
+            database.rules.json:3:32 /rooms/$room .read "auth != null": false
+            """)
+        let report = rules.report(of: trace)["report"]?.arrayValue ?? []
+        #expect(report.count == 2)
+        let scalars = Array(source.unicodeScalars)
+        let texts = report.compactMap { entry -> String? in
+            guard case .int(let start)? = entry["sourcePosition"]?["currentOffset"],
+                case .int(let end)? = entry["sourcePosition"]?["endOffset"]
+            else { return nil }
+            var text = String.UnicodeScalarView()
+            text.append(contentsOf: scalars[Int(start)...Int(end)])
+            return String(text)
+        }
+        #expect(texts == ["false", "\"auth != null\""])
+    }
+}

@@ -406,3 +406,26 @@ def test_export_and_checkpoints_from_the_overview(ui, clients, tmp_path):
     ui.find("[data-export] button").click()
     ui.wait(lambda: (folder / "firebase-export-metadata.json").is_file(), "the export on disk")
     print("screenshot:", ui.screenshot("overview-actions-light"))
+
+
+DATABASE_RULES = {"rules": {".read": False, ".write": False,
+                            "rooms": {"$room": {".read": "auth != null && auth.uid === 'boss'"}}}}
+
+
+def test_a_denied_database_read_shows_with_its_rules_marked(ui, hearth):
+    owner = {"Authorization": "Bearer owner"}
+    rules_url = f"http://{hearth['addresses']['Database']}/.settings/rules.json?ns={PROJECT}-default-rtdb"
+    assert requests.put(rules_url, json=DATABASE_RULES, headers=owner, timeout=10).ok
+    try:
+        ui.open("requests")
+        denied = requests.get(database_url(hearth, "rooms/r9"), timeout=10)
+        assert denied.status_code == 401, denied.text
+        ui.wait(lambda: ui.shows("[data-list]", "/rooms/r9"), "the denied read, live")
+        ui.find("[data-filter=\"service\"]").send_keys("database")
+        ui.find("tr[data-id]").click()
+        marks = ui.wait(lambda: ui.driver.find_elements("css selector", "[data-detail] pre.rules mark.m-f"), "false marks")
+        assert any("auth != null" in mark.text for mark in marks), [mark.text for mark in marks]
+        assert ui.shows("[data-detail]", "database.rules.json"), "the file is named"
+        print("screenshot:", ui.screenshot("requests-database-light"))
+    finally:
+        requests.put(rules_url, json={"rules": {".read": True, ".write": True}}, headers=owner, timeout=10)

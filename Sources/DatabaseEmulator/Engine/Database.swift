@@ -20,13 +20,19 @@ final class Database: Sendable {
         var nextListenerID: UInt64 = 1
         /// Where every write is recorded before it is acknowledged (`--data-dir`), if anywhere.
         var journal: DatabaseJournal?
+        /// Where every rules decision is recorded (the Emulator UI runs), if anywhere.
+        var requests: RequestLog?
     }
 
-    /// A database with `rules` holding `root`; with `journal`, every change is recorded there first.
-    init(name: String, rules: DatabaseRuleSet, clock: any EmulatorClock, root: DataNode = .empty, journal: DatabaseJournal? = nil) {
+    /// A database with `rules` holding `root`; with `journal`, every change is recorded there first; with
+    /// `requests`, every rules decision.
+    init(
+        name: String, rules: DatabaseRuleSet, clock: any EmulatorClock, root: DataNode = .empty,
+        journal: DatabaseJournal? = nil, requests: RequestLog? = nil
+    ) {
         self.name = name
         self.clock = clock
-        state = Mutex(State(root: root, rules: rules, journal: journal))
+        state = Mutex(State(root: root, rules: rules, journal: journal, requests: requests))
     }
 
     /// The server time in milliseconds.
@@ -112,9 +118,23 @@ final class Database: Sendable {
         if let invalid = path.invalidKey, invalid != ".info" { throw .invalid(Self.invalidPathMessage(invalid)) }
         if path.keys.count > DatabasePath.maximumDepth { throw .invalid(Self.tooDeepMessage) }
         guard case .user(let variable) = auth else { return }
-        guard state.rules.canRead(path, root: state.root, auth: variable, now: now, query: RuleQuery(query)) else {
-            throw .permissionDenied
-        }
+        let trace = state.requests.map { _ in DatabaseRulesTrace() }
+        let allowed = state.rules.canRead(path, root: state.root, auth: variable, now: now, query: RuleQuery(query), trace: trace)
+        record(allowed, "read", path, variable, trace, state: state)
+        guard allowed else { throw .permissionDenied }
+    }
+
+    /// Records a decision in the request log, if there is one (`trace` is then its trace).
+    private static func record(
+        _ allowed: Bool, _ method: String, _ path: DatabasePath, _ auth: JSONValue?, _ trace: DatabaseRulesTrace?,
+        state: borrowing State
+    ) {
+        guard let log = state.requests, let trace else { return }
+        let rules = state.rules
+        log.record(
+            RequestLogEntry(
+                service: "database", method: method, path: path.description, uid: auth?["uid"]?.stringValue,
+                allowed: allowed, explanation: rules.explanation(of: trace), detail: { rules.report(of: trace) }))
     }
 
     // MARK: - Listens
@@ -243,9 +263,11 @@ final class Database: Sendable {
         if case .user(let variable) = auth {
             for path in put.map(\.path) {
                 let target = path.last == ".priority" ? path.parent : path
-                guard state.rules.canWrite(target, oldRoot: state.root, newRoot: newRoot, auth: variable, now: now) else {
-                    throw .permissionDenied
-                }
+                let trace = state.requests.map { _ in DatabaseRulesTrace() }
+                let allowed = state.rules.canWrite(
+                    target, oldRoot: state.root, newRoot: newRoot, auth: variable, now: now, trace: trace)
+                record(allowed, "write", target, variable, trace, state: state)
+                guard allowed else { throw .permissionDenied }
             }
         }
         return (newRoot, written, put)

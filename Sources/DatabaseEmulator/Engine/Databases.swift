@@ -15,6 +15,8 @@ final class Databases: Sendable {
     private let databases = Mutex<[String: Database]>([:])
     private let watched: (files: WatchedFiles, namespaces: [[String]])?
     private let durable: (any DurableStore)?
+    /// Where every rules decision is recorded, if anywhere.
+    private let requests: RequestLog?
     /// Held while rules loaded through the API are kept and put in force.
     private let loading = Mutex(())
 
@@ -22,8 +24,9 @@ final class Databases: Sendable {
     /// `durable`, the namespaces it holds come back with their trees, and every write is recorded there.
     init(
         projectID: String, rulesFiles: [(path: String, namespaces: [String])], clock: any EmulatorClock, logger: Logger,
-        durable: (any DurableStore)? = nil
+        durable: (any DurableStore)? = nil, requests: RequestLog? = nil
     ) throws {
+        self.requests = requests
         defaultNamespace = SuiteConfig.defaultDatabaseNamespace(of: projectID)
         self.clock = clock
         self.logger = logger
@@ -32,7 +35,8 @@ final class Databases: Sendable {
             var loaded: [String: Database] = [:]
             for namespace in try DatabaseJournal.namespaces(in: durable) {
                 let (journal, root) = try DatabaseJournal.open(namespace, in: durable)
-                loaded[namespace] = Database(name: namespace, rules: .open, clock: clock, root: root, journal: journal)
+                loaded[namespace] = Database(
+                    name: namespace, rules: .open, clock: clock, root: root, journal: journal, requests: requests)
             }
             databases.withLock { $0 = loaded }
         }
@@ -66,7 +70,8 @@ final class Databases: Sendable {
         databases.withLock { databases in
             if let database = databases[namespace] { return database }
             let database = Database(
-                name: namespace, rules: .open, clock: clock, journal: durable.map { DatabaseJournal(empty: namespace, in: $0) })
+                name: namespace, rules: .open, clock: clock, journal: durable.map { DatabaseJournal(empty: namespace, in: $0) },
+                requests: requests)
             databases[namespace] = database
             return database
         }

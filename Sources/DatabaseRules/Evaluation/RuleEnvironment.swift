@@ -18,6 +18,8 @@ struct RuleEnvironment {
     var data: DataNode
     /// `newRoot` at the rule's location.
     var newData: DataNode
+    /// Where each rule's outcome is recorded for this decision, if anywhere.
+    var trace: DatabaseRulesTrace? = nil
 
     func value(of variable: RuleVariable) -> DatabaseRuleValue {
         switch variable {

@@ -254,6 +254,7 @@ form.filter { display: flex; gap: .3rem; padding: .5rem .8rem; border-bottom: 1p
 form.filter input { flex: 1; min-width: 4rem; font-size: .85rem; padding: .2rem .4rem; }
 form.filter select, form.filter button { font-size: .85rem; padding: .2rem .5rem; }
 .cards.wide { grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); margin-top: 1rem; }
+pre.rules, pre.explanation { white-space: pre-wrap; overflow-wrap: anywhere; }
 
 """#####),
         "app.js": WebAsset(
@@ -1233,7 +1234,7 @@ export async function render(main) {
         "requests.js": WebAsset(
             contentType: "text/javascript; charset=utf-8",
             text: #####"""
-// Requests: every rules decision of Firestore and Storage, live (the UI API's event stream), newest first;
+// Requests: every rules decision of Firestore, Storage and the Realtime Database, live (the UI API's event stream), newest first;
 // open one to see its rules with each evaluated expression marked true, false or error, and its value.
 import { html, toast } from './api.js';
 
@@ -1330,7 +1331,7 @@ export async function render(main) {
   selected = null;
   main.innerHTML = html`<h1>Requests</h1>
     <div class="toolbar">
-      <label class="inline">Service <select data-filter="service"><option value="">All</option><option>firestore</option><option>storage</option></select></label>
+      <label class="inline">Service <select data-filter="service"><option value="">All</option><option>firestore</option><option>storage</option><option>database</option></select></label>
       <label class="inline">Outcome <select data-filter="outcome"><option value="">All</option><option value="allowed">Allowed</option><option value="denied">Denied</option></select></label>
       <input type="search" class="grow" placeholder="Filter by path" aria-label="Filter by path" data-filter="path">
       <button type="button" class="danger" data-clear>Clear</button>

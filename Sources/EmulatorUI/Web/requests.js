@@ -1,4 +1,4 @@
-// Requests: every rules decision of Firestore and Storage, live (the UI API's event stream), newest first;
+// Requests: every rules decision of Firestore, Storage and the Realtime Database, live (the UI API's event stream), newest first;
 // open one to see its rules with each evaluated expression marked true, false or error, and its value.
 import { html, toast } from './api.js';
 
@@ -95,7 +95,7 @@ export async function render(main) {
   selected = null;
   main.innerHTML = html`<h1>Requests</h1>
     <div class="toolbar">
-      <label class="inline">Service <select data-filter="service"><option value="">All</option><option>firestore</option><option>storage</option></select></label>
+      <label class="inline">Service <select data-filter="service"><option value="">All</option><option>firestore</option><option>storage</option><option>database</option></select></label>
       <label class="inline">Outcome <select data-filter="outcome"><option value="">All</option><option value="allowed">Allowed</option><option value="denied">Denied</option></select></label>
       <input type="search" class="grow" placeholder="Filter by path" aria-label="Filter by path" data-filter="path">
       <button type="button" class="danger" data-clear>Clear</button>
