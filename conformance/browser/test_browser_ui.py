@@ -429,3 +429,20 @@ def test_a_denied_database_read_shows_with_its_rules_marked(ui, hearth):
         print("screenshot:", ui.screenshot("requests-database-light"))
     finally:
         requests.put(rules_url, json={"rules": {".read": True, ".write": True}}, headers=owner, timeout=10)
+
+
+def test_a_tenants_users_are_shown_when_it_is_picked(ui, clients):
+    auth_url = clients["auth"]
+    owner = {"Authorization": "Bearer owner"}
+    created = requests.post(f"{auth_url}/identitytoolkit.googleapis.com/v2/projects/{PROJECT}/tenants",
+                            json={"displayName": "Team A"}, headers=owner, timeout=10)
+    assert created.ok, created.text
+    tenant = created.json()["name"].split("/")[-1]
+    email = f"tenant-{uuid.uuid4().hex[:6]}@example.com"
+    added = requests.post(f"{auth_url}/identitytoolkit.googleapis.com/v1/projects/{PROJECT}/tenants/{tenant}/accounts",
+                          json={"email": email, "password": "secret-123"}, headers=owner, timeout=10)
+    assert added.ok, added.text
+    ui.open("auth")
+    assert not ui.shows("[data-table]", email), "the project's own users do not include the tenant's"
+    ui.find("[data-tenant]").send_keys("Team A")
+    ui.wait(lambda: ui.shows("[data-table]", email), "the tenant's user")

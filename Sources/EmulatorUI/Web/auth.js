@@ -1,4 +1,5 @@
-// Authentication: the users of the project, searched, sorted and paged in the page; add, edit, delete.
+// Authentication: the users of the project (or of one of its tenants), searched, sorted and paged in the
+// page; add, edit, delete.
 // Users that apps or the Admin SDK create show within a second (the list is read again every second).
 import { call, currentConfig, dialog, html, toast } from './api.js';
 
@@ -8,7 +9,16 @@ let state = { users: [], search: '', sort: 'createdAt', descending: true, page: 
 let timer = null;
 let drawn = null;
 
-const base = () => `/identitytoolkit.googleapis.com/v1/projects/${encodeURIComponent(currentConfig().projectId)}`;
+/** The tenant whose users are shown (`''`: the project's own). */
+let tenant = '';
+const project = () => `projects/${encodeURIComponent(currentConfig().projectId)}${tenant ? `/tenants/${encodeURIComponent(tenant)}` : ''}`;
+const base = () => `/identitytoolkit.googleapis.com/v1/${project()}`;
+
+/** The project's tenants: `[{id, displayName}]`. */
+async function tenants() {
+  const answer = await call('auth', `/identitytoolkit.googleapis.com/v2/projects/${encodeURIComponent(currentConfig().projectId)}/tenants`);
+  return (answer?.tenants || []).map((t) => ({ id: t.name.split('/').pop(), displayName: t.displayName || '' }));
+}
 
 async function loadUsers() {
   const answer = await call('auth', `${base()}/accounts:query`, { method: 'POST', body: {} });
@@ -151,18 +161,28 @@ async function edit(main, user) {
 /** Renders the users page into `main`. */
 export async function render(main) {
   leave();
+  const known = await tenants().catch(() => []);
+  if (tenant && !known.some((t) => t.id === tenant)) tenant = '';
+  const picker = known.length ? html`<label class="inline">Tenant <select data-tenant><option value="">(project)</option>${known.map((t) =>
+    html`<option value="${t.id}" ${html.raw(t.id === tenant ? 'selected' : '')}>${t.displayName ? `${t.displayName} (${t.id})` : t.id}</option>`)}</select></label>` : html``;
   main.innerHTML = html`<h1>Authentication</h1>
-    <div class="toolbar"><input type="search" class="grow" placeholder="Search by email, name, phone or UID" aria-label="Search users" data-search value="${state.search}">
+    <div class="toolbar">${picker}<input type="search" class="grow" placeholder="Search by email, name, phone or UID" aria-label="Search users" data-search value="${state.search}">
     <button type="button" data-refresh>Refresh</button>
     <button type="button" class="danger" data-clear>Delete all users</button>
     <button type="button" class="primary" data-add>Add user</button></div>
     <div data-table><p class="empty">Loading users…</p></div>`.__html;
   main.querySelector('[data-search]').addEventListener('input', (event) => { state.search = event.target.value; state.page = 0; table(main); });
   main.querySelector('[data-add]').addEventListener('click', () => edit(main, null));
+  main.querySelector('[data-tenant]')?.addEventListener('change', async (event) => {
+    tenant = event.target.value;
+    state.page = 0;
+    await loadUsers();
+    table(main);
+  });
   main.querySelector('[data-refresh]').addEventListener('click', async () => { await loadUsers(); table(main); });
   main.querySelector('[data-clear]').addEventListener('click', async () => {
-    if (!confirm('Delete every user of this project?')) return;
-    await call('auth', `/emulator/v1/projects/${encodeURIComponent(currentConfig().projectId)}/accounts`, { method: 'DELETE' });
+    if (!confirm(tenant ? `Delete every user of tenant ${tenant}?` : 'Delete every user of this project?')) return;
+    await call('auth', `/emulator/v1/${project()}/accounts`, { method: 'DELETE' });
     await loadUsers(); table(main); toast('All users deleted.');
   });
   main.querySelector('[data-table]').addEventListener('click', async (event) => {
