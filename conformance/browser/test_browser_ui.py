@@ -258,6 +258,10 @@ def test_a_denied_request_shows_with_the_failing_expressions_marked(ui, hearth):
     ui.find('tr[data-id]').click()
     ui.wait(lambda: ui.driver.find_elements("css selector", "[data-detail] pre.rules mark"), "marks (dark)")
     print("screenshot:", ui.screenshot("requests-dark"))
+    ui.find("[data-clear]").click()
+    ui.wait(lambda: not ui.shows("[data-list]", "/vault/plans"), "the list cleared")
+    requests.get(f"{firestore_url}/v1/projects/{PROJECT}/databases/(default)/documents/vault/after", timeout=10)
+    ui.wait(lambda: ui.shows("[data-list]", "/vault/after"), "a new decision after the clear, live")
 
 
 def test_a_file_uploaded_in_the_ui_downloads_identically_through_google_cloud_storage(ui, hearth, tmp_path,

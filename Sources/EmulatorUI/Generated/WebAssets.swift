@@ -123,6 +123,25 @@ export function dialog(title, content, { submit = 'Save', validate } = {}) {
   });
 }
 
+/**
+ * Follows a live log of the UI API (`/api/requests`, `/api/logs`): each server-sent `event` is parsed and
+ * appended to `entries` (the newest 5,000 kept), and `redraw` runs once per animation frame at most.
+ * Returns the EventSource, to close when the page is left.
+ */
+export function followLog(url, event, entries, redraw) {
+  let pending = false;
+  const source = new EventSource(url);
+  source.addEventListener(event, (message) => {
+    entries.push(JSON.parse(message.data));
+    if (entries.length > 5000) entries.splice(0, entries.length - 5000);
+    if (!pending) {
+      pending = true;
+      requestAnimationFrame(() => { pending = false; redraw(); });
+    }
+  });
+  return source;
+}
+
 """#####),
         "app.css": WebAsset(
             contentType: "text/css; charset=utf-8",
@@ -1099,7 +1118,7 @@ export function leave() {
             text: #####"""
 // Logs: what the suite tells the developer (sign-in links, SMS codes, exports) and what its emulators log
 // at info level and above, live (the UI API's event stream), filtered by level and text.
-import { html, toast } from './api.js';
+import { followLog, html, toast } from './api.js';
 
 const levels = ['trace', 'debug', 'info', 'notice', 'warning', 'error', 'critical'];
 let source = null;
@@ -1140,21 +1159,12 @@ export async function render(main) {
   }
   main.querySelector('[data-clear]').addEventListener('click', async () => {
     await fetch('/api/logs', { method: 'DELETE' });
-    lines = [];
+    lines.length = 0;
     draw(main);
     toast('Logs cleared.');
   });
   draw(main);
-  let pending = false;
-  source = new EventSource('/api/logs');
-  source.addEventListener('line', (event) => {
-    lines.push(JSON.parse(event.data));
-    if (lines.length > 5000) lines.splice(0, lines.length - 5000);
-    if (!pending) {
-      pending = true;
-      requestAnimationFrame(() => { pending = false; draw(main); });
-    }
-  });
+  source = followLog('/api/logs', 'line', lines, () => draw(main));
 }
 
 /** Stops following the log. */
@@ -1256,7 +1266,7 @@ export async function render(main) {
             text: #####"""
 // Requests: every rules decision of Firestore, Storage and the Realtime Database, live (the UI API's event stream), newest first;
 // open one to see its rules with each evaluated expression marked true, false or error, and its value.
-import { html, toast } from './api.js';
+import { followLog, html, toast } from './api.js';
 
 const shown = 500;
 let source = null;
@@ -1363,7 +1373,7 @@ export async function render(main) {
   }
   main.querySelector('[data-clear]').addEventListener('click', async () => {
     await fetch('/api/requests', { method: 'DELETE' });
-    entries = [];
+    entries.length = 0;
     drawList(main);
     toast('Requests cleared.');
   });
@@ -1375,16 +1385,7 @@ export async function render(main) {
   list.addEventListener('click', open);
   list.addEventListener('keydown', open);
   drawList(main);
-  let pending = false;
-  source = new EventSource('/api/requests');
-  source.addEventListener('request', (event) => {
-    entries.push(JSON.parse(event.data));
-    if (entries.length > 5000) entries.splice(0, entries.length - 5000);
-    if (!pending) {
-      pending = true;
-      requestAnimationFrame(() => { pending = false; drawList(main); });
-    }
-  });
+  source = followLog('/api/requests', 'request', entries, () => drawList(main));
 }
 
 /** Stops following the log. */

@@ -114,3 +114,22 @@ export function dialog(title, content, { submit = 'Save', validate } = {}) {
     if (first) first.focus();
   });
 }
+
+/**
+ * Follows a live log of the UI API (`/api/requests`, `/api/logs`): each server-sent `event` is parsed and
+ * appended to `entries` (the newest 5,000 kept), and `redraw` runs once per animation frame at most.
+ * Returns the EventSource, to close when the page is left.
+ */
+export function followLog(url, event, entries, redraw) {
+  let pending = false;
+  const source = new EventSource(url);
+  source.addEventListener(event, (message) => {
+    entries.push(JSON.parse(message.data));
+    if (entries.length > 5000) entries.splice(0, entries.length - 5000);
+    if (!pending) {
+      pending = true;
+      requestAnimationFrame(() => { pending = false; redraw(); });
+    }
+  });
+  return source;
+}

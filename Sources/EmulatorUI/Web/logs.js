@@ -1,6 +1,6 @@
 // Logs: what the suite tells the developer (sign-in links, SMS codes, exports) and what its emulators log
 // at info level and above, live (the UI API's event stream), filtered by level and text.
-import { html, toast } from './api.js';
+import { followLog, html, toast } from './api.js';
 
 const levels = ['trace', 'debug', 'info', 'notice', 'warning', 'error', 'critical'];
 let source = null;
@@ -41,21 +41,12 @@ export async function render(main) {
   }
   main.querySelector('[data-clear]').addEventListener('click', async () => {
     await fetch('/api/logs', { method: 'DELETE' });
-    lines = [];
+    lines.length = 0;
     draw(main);
     toast('Logs cleared.');
   });
   draw(main);
-  let pending = false;
-  source = new EventSource('/api/logs');
-  source.addEventListener('line', (event) => {
-    lines.push(JSON.parse(event.data));
-    if (lines.length > 5000) lines.splice(0, lines.length - 5000);
-    if (!pending) {
-      pending = true;
-      requestAnimationFrame(() => { pending = false; draw(main); });
-    }
-  });
+  source = followLog('/api/logs', 'line', lines, () => draw(main));
 }
 
 /** Stops following the log. */

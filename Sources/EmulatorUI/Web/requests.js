@@ -1,6 +1,6 @@
 // Requests: every rules decision of Firestore, Storage and the Realtime Database, live (the UI API's event stream), newest first;
 // open one to see its rules with each evaluated expression marked true, false or error, and its value.
-import { html, toast } from './api.js';
+import { followLog, html, toast } from './api.js';
 
 const shown = 500;
 let source = null;
@@ -107,7 +107,7 @@ export async function render(main) {
   }
   main.querySelector('[data-clear]').addEventListener('click', async () => {
     await fetch('/api/requests', { method: 'DELETE' });
-    entries = [];
+    entries.length = 0;
     drawList(main);
     toast('Requests cleared.');
   });
@@ -119,16 +119,7 @@ export async function render(main) {
   list.addEventListener('click', open);
   list.addEventListener('keydown', open);
   drawList(main);
-  let pending = false;
-  source = new EventSource('/api/requests');
-  source.addEventListener('request', (event) => {
-    entries.push(JSON.parse(event.data));
-    if (entries.length > 5000) entries.splice(0, entries.length - 5000);
-    if (!pending) {
-      pending = true;
-      requestAnimationFrame(() => { pending = false; drawList(main); });
-    }
-  });
+  source = followLog('/api/requests', 'request', entries, () => drawList(main));
 }
 
 /** Stops following the log. */
