@@ -49,7 +49,9 @@ extension FirestoreService {
         -> FirestoreStore.CommitOutcome
     {
         try Self.checkWriteCount(request.writes.count)
-        guard let transaction = request.transaction else { return try commit(request, context) }
+        guard let transaction = request.transaction else {
+            return try commit(request.database, request.writes, transaction: nil, context)
+        }
         let deadline = ContinuousClock.now + Self.lockTimeout
         while mustWait(request) {
             guard ContinuousClock.now < deadline else {
@@ -63,7 +65,7 @@ extension FirestoreService {
                 throw FirestoreError(.cancelled, "The operation was cancelled.")
             }
         }
-        return try commit(request, context)
+        return try commit(request.database, request.writes, transaction: transaction, context)
     }
 
     /// Rollback.
