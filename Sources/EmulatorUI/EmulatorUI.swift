@@ -76,26 +76,12 @@ public enum EmulatorUI {
 
     /// What the UI can ask of the suite beyond the emulators' own endpoints.
     public struct Actions: Sendable {
-        /// Exports every emulator's data to a folder; throws `ActionError` with the message to show.
-        public var export: (@Sendable (String) async throws -> Void)?
+        /// Exports every emulator's data to a folder; answers the message to show and the HTTP status.
+        public var export: (@Sendable (String) async -> (message: String, status: Int))?
 
         /// Actions; none by default.
-        public init(export: (@Sendable (String) async throws -> Void)? = nil) {
+        public init(export: (@Sendable (String) async -> (message: String, status: Int))? = nil) {
             self.export = export
-        }
-    }
-
-    /// Why an action was refused (`status` 400) or failed (500), in words for the page.
-    public struct ActionError: Error, Sendable {
-        /// The HTTP status.
-        public var status: Int
-        /// The message.
-        public var message: String
-
-        /// An error with `status` and `message`.
-        public init(status: Int, message: String) {
-            self.status = status
-            self.message = message
         }
     }
 
@@ -107,14 +93,8 @@ public enum EmulatorUI {
         else {
             return answer("Give the folder to export to: {\"path\": \"...\"}.", 400)
         }
-        do {
-            try await export(path)
-            return answer("OK", 200)
-        } catch let error as ActionError {
-            return answer(error.message, error.status)
-        } catch {
-            return answer("\(error)", 500)
-        }
+        let (message, status) = await export(path)
+        return answer(message, status)
     }
 
     /// `GET` (JSON, or server-sent `event`s with `Accept: text/event-stream`), `GET /ID` (`one` of the entry)

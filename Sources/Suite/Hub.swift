@@ -50,21 +50,8 @@ enum Hub {
             }
             targets = Set(list.compactMap { $0.flatMap(EmulatorName.init(rawValue:)) })
         }
-        let export: Suite.Export
-        do {
-            export = try suite.export(to: path, only: targets)
-        } catch {
-            return answer(error.message, 400)
-        }
-        suite.notify("Received export request. Exporting data to \(path).")
-        do {
-            try await export.run()
-        } catch {
-            suite.notify("Export failed: \(error)")
-            return answer("\(error)", 500)
-        }
-        suite.notify(export.transfer.summary)
-        return answer("OK", 200)
+        let (message, status) = await suite.exportRequested(to: path, only: targets)
+        return answer(message, status)
     }
 
     /// The suite's checkpoints (Hearth only): `POST /emulator/v1/checkpoints/{name}` takes one,

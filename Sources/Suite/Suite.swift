@@ -19,8 +19,8 @@ public final class Suite: Sendable {
     public let config: SuiteConfig
     private let logger: Logger
     private let writesLocatorFile: Bool
-    /// Where messages for the developer go.
-    let notify: @Sendable (String) -> Void
+    /// Where messages for the developer go (the CLI prints them).
+    private let output: @Sendable (String) -> Void
     private let state = Mutex<[RunningEmulator]>([])
     private let started = Mutex<[EmulatorName: any EmulatorLifecycle]>([:])
     /// The checkpoints taken, by name.
@@ -37,7 +37,8 @@ public final class Suite: Sendable {
     public let storage: StorageEmulator?
     /// The Realtime Database emulator, when the suite runs it.
     public let database: DatabaseEmulator?
-    /// Every rules decision, when the suite serves the Emulator UI (its Requests page reads it).
+    /// Every rules decision, when the suite serves the Emulator UI (its Requests page reads it): there is one
+    /// exactly when the config serves the UI.
     public let requests: RequestLog?
     /// The lines its Logs page shows: what `notify` tells the developer, and what reaches the logger's
     /// `SuiteLogHandler`, if it has one.
@@ -57,17 +58,7 @@ public final class Suite: Sendable {
         self.logger = logger
         writesLocatorFile = locatorFile
         self.logs = logs
-        // What the developer is told goes to the Logs page too, under the emulator that says it (`auth: ...`).
-        let tell: @Sendable (String) -> Void = { message in
-            var line = LogLine(level: "notice", source: "hearth", message: message)
-            if let colon = message.firstRange(of: ": "), EmulatorName(rawValue: String(message[..<colon.lowerBound])) != nil {
-                line.source = String(message[..<colon.lowerBound])
-                line.message = String(message[colon.upperBound...])
-            }
-            logs.record(line)
-            notify(message)
-        }
-        self.notify = tell
+        output = notify
         let dataDirectory = try config.dataDirectory.map { path throws(DurableStoreError) in try DataDirectory(path: path) }
         self.dataDirectory = dataDirectory
         let requests = config.emulators[.ui] != nil ? RequestLog() : nil
@@ -76,7 +67,7 @@ public final class Suite: Sendable {
             let address = config.address(of: .auth)
             auth = try AuthEmulator(
                 projectID: config.projectID, host: address.host, port: address.port, logger: logger,
-                notify: { tell("auth: \($0)") }, durable: dataDirectory)
+                notify: { Self.tell($0, from: .auth, logs: logs, output: notify) }, durable: dataDirectory)
         } else {
             auth = nil
         }
@@ -150,7 +141,7 @@ public final class Suite: Sendable {
                 }
             }
             try await startHub()
-            if config.emulators[.ui] != nil { try await startUI() }
+            if let requests { try await startUI(requests) }
         } catch {
             // An emulator whose start finished after another's failed was never recorded: stop every one
             // (stopping one that never started does nothing), so a failed start leaves nothing listening.
@@ -178,22 +169,13 @@ public final class Suite: Sendable {
     /// Starts the Emulator UI, once the emulators it shows listen. On a port nobody configured, a taken 4000
     /// is no reason to fail (another suite's UI may have it): the UI takes a free port instead, as
     /// firebase-tools does for its own servers.
-    private func startUI() async throws {
+    private func startUI(_ requests: RequestLog) async throws {
         let address = config.address(of: .ui)
         let projectID = config.projectID
         let actions = EmulatorUI.Actions(export: { [weak self] path in
-            guard let self else { throw EmulatorUI.ActionError(status: 500, message: "The suite has stopped.") }
-            let export: Export
-            do throws(ExportError) {
-                export = try self.export(to: path)
-            } catch {
-                throw EmulatorUI.ActionError(status: 400, message: error.message)
-            }
-            self.notify("Received export request. Exporting data to \(path).")
-            try await export.run()
-            self.notify(export.transfer.summary)
+            await self?.exportRequested(to: path) ?? ("The suite has stopped.", 500)
         })
-        let responder = EmulatorUI.responder(requests: requests ?? RequestLog(), logs: logs, actions: actions) { [weak self] in
+        let responder = EmulatorUI.responder(requests: requests, logs: logs, actions: actions) { [weak self] in
             EmulatorUI.config(projectID: projectID, emulators: Hub.emulators(self?.running ?? []))
         }
         var ports = [address.port]
@@ -218,6 +200,19 @@ public final class Suite: Sendable {
         if let instance = emulators.first(where: { $0.0 == emulator.name })?.1 {
             started.withLock { $0[emulator.name] = instance }
         }
+    }
+
+    /// Tells the developer `message` (prefixed with the emulator it comes from, if any, as `auth: ...`) and
+    /// puts it on the Emulator UI's Logs page under that emulator (else `hearth`).
+    func notify(_ message: String, from source: EmulatorName? = nil) {
+        Self.tell(message, from: source, logs: logs, output: output)
+    }
+
+    private static func tell(
+        _ message: String, from source: EmulatorName?, logs: SuiteLog, output: @Sendable (String) -> Void
+    ) {
+        logs.record(LogLine(level: "notice", source: source?.rawValue ?? "hearth", message: message))
+        output(source.map { "\($0.rawValue): \(message)" } ?? message)
     }
 
     /// Stops everything that was started, in parallel. Safe to call more than once.

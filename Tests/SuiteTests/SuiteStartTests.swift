@@ -48,7 +48,7 @@ import Testing
     @Test func whatTheDeveloperIsToldGoesToTheLogsUnderItsEmulator() throws {
         let told = Mutex<[String]>([])
         let suite = try Suite(config: SuiteConfig(projectID: "demo-logs")) { message in told.withLock { $0.append(message) } }
-        suite.notify("auth: To verify the email address a@example.com, follow this link: http://x")
+        suite.notify("To verify the email address a@example.com, follow this link: http://x", from: .auth)
         suite.notify("Received export request. Exporting data to /tmp/e.")
         #expect(told.withLock { $0.count } == 2)
         let lines = suite.logs.entries()

@@ -15,6 +15,28 @@ extension Suite {
         return all.compactMap { name, emulator in emulator.map { (name, $0) } }
     }
 
+    /// Exports to `path` (the running emulators, or those in `only`) as an export request asks — the hub's
+    /// `POST /_admin/export`, the Emulator UI's — telling the developer it started and how it ended; returns
+    /// the answer: `OK` and 200 when the export is on disk, the reason and 400 for a target that cannot be
+    /// used, the error and 500 for an export that failed.
+    func exportRequested(to path: String, only: Set<EmulatorName>? = nil) async -> (message: String, status: Int) {
+        let export: Export
+        do {
+            export = try self.export(to: path, only: only)
+        } catch {
+            return (error.message, 400)
+        }
+        notify("Received export request. Exporting data to \(path).")
+        do {
+            try await export.run()
+        } catch {
+            notify("Export failed: \(error)")
+            return ("\(error)", 500)
+        }
+        notify(export.transfer.summary)
+        return ("OK", 200)
+    }
+
     /// Checks that `path` can take an export (see `export(to:only:)`) without writing anything.
     public static func checkExportTarget(_ path: String) throws(ExportError) {
         _ = try ExportTarget(path: path)
