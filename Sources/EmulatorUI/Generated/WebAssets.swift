@@ -142,6 +142,26 @@ export function followLog(url, event, entries, redraw) {
   return source;
 }
 
+/**
+ * Runs `refresh` again and again, `interval` ms apart, or further apart when it takes long (at most a quarter
+ * of the time is spent in it), skipping turns while a dialog is open (a redraw would take its input away).
+ * Returns the function that stops it, for when the page is left.
+ */
+export function refreshEvery(interval, refresh) {
+  let timer = null;
+  let stopped = false;
+  const next = (delay) => {
+    timer = setTimeout(async () => {
+      if (stopped) return;
+      const started = performance.now();
+      if (!document.querySelector('dialog[open]')) await refresh().catch(() => {});
+      if (!stopped) next(Math.max(interval, 4 * (performance.now() - started)));
+    }, delay);
+  };
+  next(interval);
+  return () => { stopped = true; clearTimeout(timer); };
+}
+
 """#####),
         "app.css": WebAsset(
             contentType: "text/css; charset=utf-8",
@@ -365,12 +385,12 @@ start();
 // Authentication: the users of the project (or of one of its tenants), searched, sorted and paged in the
 // page; add, edit, delete.
 // Users that apps or the Admin SDK create show within a second (the list is read again every second).
-import { call, currentConfig, dialog, html, toast } from './api.js';
+import { call, currentConfig, dialog, html, refreshEvery, toast } from './api.js';
 
 const pageSize = 50;
 const refreshInterval = 1000;
 let state = { users: [], search: '', sort: 'createdAt', descending: true, page: 0 };
-let timer = null;
+let stop = null;
 let drawn = null;
 
 /** The tenant whose users are shown (`''`: the project's own). */
@@ -389,9 +409,8 @@ async function loadUsers() {
   state.users = answer?.userInfo || [];
 }
 
-/** Reads the users again and redraws the table if they changed (not while a dialog is open). */
+/** Reads the users again and redraws the table if they changed. */
 async function poll(main) {
-  if (document.querySelector('dialog[open]')) return;
   await loadUsers();
   const text = JSON.stringify(state.users);
   if (text !== drawn) table(main);
@@ -568,13 +587,13 @@ export async function render(main) {
   });
   await loadUsers();
   table(main);
-  timer = setInterval(() => poll(main).catch(() => {}), refreshInterval);
+  stop = refreshEvery(refreshInterval, () => poll(main));
 }
 
 /** Stops reading the users again. */
 export function leave() {
-  if (timer) clearInterval(timer);
-  timer = null;
+  stop?.();
+  stop = null;
 }
 
 """#####),
@@ -587,12 +606,12 @@ export function leave() {
 // child known to be an object is not read again until it is expanded. Edit a value, add a child, delete;
 // import and export JSON. What is shown is read again every 750 ms (less often when reading takes long):
 // writes show live.
-import { call, currentConfig, dialog, html, origin, toast } from './api.js';
+import { call, currentConfig, dialog, html, origin, refreshEvery, toast } from './api.js';
 
 const refreshInterval = 750;
 const shownChildren = 200;
 let view = null;
-let timer = null;
+let stop = null;
 
 const segments = (path) => path.split('/').filter(Boolean);
 const url = (path, query = {}) => {
@@ -641,7 +660,6 @@ function draw(main) {
 
 /** Reads every expanded node and the children it shows; redraws if anything changed. */
 async function refresh(main, force = false) {
-  if (document.querySelector('dialog[open]')) return;
   const before = JSON.stringify([[...view.nodes], [...view.kinds], [...view.leaves]]);
   const expanded = ['/', ...[...view.expanded].filter((p) => p !== '/')];
   const shallow = await Promise.all(expanded.map((path) => read(path).catch(() => undefined)));
@@ -759,24 +777,13 @@ export async function render(main, args) {
     if (button) act(main, button).catch((error) => toast(error.message, true));
   });
   await refresh(main, true);
-  const mine = view;
-  // Read again every 750 ms, or less often when a read takes long (a node of 80,000 keys): at most a
-  // quarter of the time is spent reading.
-  const again = (delay) => {
-    timer = setTimeout(async () => {
-      if (view !== mine) return;
-      const started = performance.now();
-      await refresh(main).catch(() => {});
-      again(Math.max(refreshInterval, 4 * (performance.now() - started)));
-    }, delay);
-  };
-  again(refreshInterval);
+  stop = refreshEvery(refreshInterval, () => refresh(main));
 }
 
 /** Stops reading the expanded nodes again. */
 export function leave() {
-  if (timer) clearTimeout(timer);
-  timer = null;
+  stop?.();
+  stop = null;
 }
 
 """#####),
@@ -787,12 +794,12 @@ export function leave() {
 // and delete documents and fields; a collection filtered by one field (a structured query); pages of 50
 // documents however large the collection; changes made by any client show within a second (the open level
 // is read again every 500 ms, the pages shown at most).
-import { call, currentConfig, dialog, html, toast } from './api.js';
+import { call, currentConfig, dialog, html, refreshEvery, toast } from './api.js';
 import { types, typeOf, editText, parse, quoteField, show, fromPlain } from './values.js';
 
 const pageSize = 50;
 const refreshInterval = 500;
-let timer = null;
+let stop = null;
 let view = null;
 
 const database = () => `projects/${currentConfig().projectId}/databases/(default)`;
@@ -959,8 +966,7 @@ function validateField(values) {
 }
 
 async function refresh(main, { force = false } = {}) {
-  // Not while a dialog is open or the filter is being typed: a redraw would take the input away.
-  if (document.querySelector('dialog[open]')) return;
+  // Not while the filter is being typed: a redraw would take the input away.
   if (!force && document.activeElement?.closest('[data-filter-form]')) return;
   const state = await load(view.segments, view.state?.tokens);
   const text = JSON.stringify(state);
@@ -1076,14 +1082,13 @@ export async function render(main, args) {
     }
   });
   await refresh(main, { force: true });
-  const mine = view;
-  timer = setInterval(() => { if (view === mine) refresh(main).catch(() => {}); }, refreshInterval);
+  stop = refreshEvery(refreshInterval, () => refresh(main));
 }
 
 /** Stops reading the open level again. */
 export function leave() {
-  if (timer) clearInterval(timer);
-  timer = null;
+  stop?.();
+  stop = null;
 }
 
 """#####),

@@ -133,3 +133,23 @@ export function followLog(url, event, entries, redraw) {
   });
   return source;
 }
+
+/**
+ * Runs `refresh` again and again, `interval` ms apart, or further apart when it takes long (at most a quarter
+ * of the time is spent in it), skipping turns while a dialog is open (a redraw would take its input away).
+ * Returns the function that stops it, for when the page is left.
+ */
+export function refreshEvery(interval, refresh) {
+  let timer = null;
+  let stopped = false;
+  const next = (delay) => {
+    timer = setTimeout(async () => {
+      if (stopped) return;
+      const started = performance.now();
+      if (!document.querySelector('dialog[open]')) await refresh().catch(() => {});
+      if (!stopped) next(Math.max(interval, 4 * (performance.now() - started)));
+    }, delay);
+  };
+  next(interval);
+  return () => { stopped = true; clearTimeout(timer); };
+}

@@ -1,12 +1,12 @@
 // Authentication: the users of the project (or of one of its tenants), searched, sorted and paged in the
 // page; add, edit, delete.
 // Users that apps or the Admin SDK create show within a second (the list is read again every second).
-import { call, currentConfig, dialog, html, toast } from './api.js';
+import { call, currentConfig, dialog, html, refreshEvery, toast } from './api.js';
 
 const pageSize = 50;
 const refreshInterval = 1000;
 let state = { users: [], search: '', sort: 'createdAt', descending: true, page: 0 };
-let timer = null;
+let stop = null;
 let drawn = null;
 
 /** The tenant whose users are shown (`''`: the project's own). */
@@ -25,9 +25,8 @@ async function loadUsers() {
   state.users = answer?.userInfo || [];
 }
 
-/** Reads the users again and redraws the table if they changed (not while a dialog is open). */
+/** Reads the users again and redraws the table if they changed. */
 async function poll(main) {
-  if (document.querySelector('dialog[open]')) return;
   await loadUsers();
   const text = JSON.stringify(state.users);
   if (text !== drawn) table(main);
@@ -204,11 +203,11 @@ export async function render(main) {
   });
   await loadUsers();
   table(main);
-  timer = setInterval(() => poll(main).catch(() => {}), refreshInterval);
+  stop = refreshEvery(refreshInterval, () => poll(main));
 }
 
 /** Stops reading the users again. */
 export function leave() {
-  if (timer) clearInterval(timer);
-  timer = null;
+  stop?.();
+  stop = null;
 }

@@ -4,12 +4,12 @@
 // child known to be an object is not read again until it is expanded. Edit a value, add a child, delete;
 // import and export JSON. What is shown is read again every 750 ms (less often when reading takes long):
 // writes show live.
-import { call, currentConfig, dialog, html, origin, toast } from './api.js';
+import { call, currentConfig, dialog, html, origin, refreshEvery, toast } from './api.js';
 
 const refreshInterval = 750;
 const shownChildren = 200;
 let view = null;
-let timer = null;
+let stop = null;
 
 const segments = (path) => path.split('/').filter(Boolean);
 const url = (path, query = {}) => {
@@ -58,7 +58,6 @@ function draw(main) {
 
 /** Reads every expanded node and the children it shows; redraws if anything changed. */
 async function refresh(main, force = false) {
-  if (document.querySelector('dialog[open]')) return;
   const before = JSON.stringify([[...view.nodes], [...view.kinds], [...view.leaves]]);
   const expanded = ['/', ...[...view.expanded].filter((p) => p !== '/')];
   const shallow = await Promise.all(expanded.map((path) => read(path).catch(() => undefined)));
@@ -176,22 +175,11 @@ export async function render(main, args) {
     if (button) act(main, button).catch((error) => toast(error.message, true));
   });
   await refresh(main, true);
-  const mine = view;
-  // Read again every 750 ms, or less often when a read takes long (a node of 80,000 keys): at most a
-  // quarter of the time is spent reading.
-  const again = (delay) => {
-    timer = setTimeout(async () => {
-      if (view !== mine) return;
-      const started = performance.now();
-      await refresh(main).catch(() => {});
-      again(Math.max(refreshInterval, 4 * (performance.now() - started)));
-    }, delay);
-  };
-  again(refreshInterval);
+  stop = refreshEvery(refreshInterval, () => refresh(main));
 }
 
 /** Stops reading the expanded nodes again. */
 export function leave() {
-  if (timer) clearTimeout(timer);
-  timer = null;
+  stop?.();
+  stop = null;
 }

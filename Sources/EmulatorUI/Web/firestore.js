@@ -2,12 +2,12 @@
 // and delete documents and fields; a collection filtered by one field (a structured query); pages of 50
 // documents however large the collection; changes made by any client show within a second (the open level
 // is read again every 500 ms, the pages shown at most).
-import { call, currentConfig, dialog, html, toast } from './api.js';
+import { call, currentConfig, dialog, html, refreshEvery, toast } from './api.js';
 import { types, typeOf, editText, parse, quoteField, show, fromPlain } from './values.js';
 
 const pageSize = 50;
 const refreshInterval = 500;
-let timer = null;
+let stop = null;
 let view = null;
 
 const database = () => `projects/${currentConfig().projectId}/databases/(default)`;
@@ -174,8 +174,7 @@ function validateField(values) {
 }
 
 async function refresh(main, { force = false } = {}) {
-  // Not while a dialog is open or the filter is being typed: a redraw would take the input away.
-  if (document.querySelector('dialog[open]')) return;
+  // Not while the filter is being typed: a redraw would take the input away.
   if (!force && document.activeElement?.closest('[data-filter-form]')) return;
   const state = await load(view.segments, view.state?.tokens);
   const text = JSON.stringify(state);
@@ -291,12 +290,11 @@ export async function render(main, args) {
     }
   });
   await refresh(main, { force: true });
-  const mine = view;
-  timer = setInterval(() => { if (view === mine) refresh(main).catch(() => {}); }, refreshInterval);
+  stop = refreshEvery(refreshInterval, () => refresh(main));
 }
 
 /** Stops reading the open level again. */
 export function leave() {
-  if (timer) clearInterval(timer);
-  timer = null;
+  stop?.();
+  stop = null;
 }
