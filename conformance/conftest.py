@@ -6,7 +6,8 @@ The tests talk to a running hearth over loopback, the way apps and the official 
   running and the environment says where: FIREBASE_AUTH_EMULATOR_HOST, FIRESTORE_EMULATOR_HOST,
   FIREBASE_EMULATOR_HUB and GCLOUD_PROJECT, exactly as the official `firebase emulators:exec` sets them.
 * Run on its own (`pytest conformance`), the session starts a hearth itself on free ports
-  (`hearth start --port auth=0 --port firestore=0 --port database=0 --port storage=0 --port hub=0`), reads the real ports off its table, and stops it
+  (`hearth start --port auth=0 --port firestore=0 --port database=0 --port storage=0 --port hub=0`, with the
+  repo's emulator.json but the Emulator UI off, as under exec), reads the real ports off its table, and stops it
   by PID at the end.
 
 The hearth binary is `$HEARTH_BIN`, else `.build/release/hearth`, else `.build/debug/hearth`.
@@ -15,16 +16,31 @@ Every test makes its own users with unique emails, so tests never depend on each
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
+from pathlib import Path
 
 import pytest
 
-from support import RunningHearth, Rest, Suite
+from support import REPO_ROOT, RunningHearth, Rest, Suite
+
+
+def exec_like_config(folder: Path) -> Path:
+    """The repo's emulator.json with absolute rules paths and the Emulator UI off, as under `hearth exec`
+    (which serves no UI unless asked): a suite started here for the session runs what CI's does."""
+    config = json.loads((REPO_ROOT / "emulator.json").read_text())
+    for settings in config.get("emulators", {}).values():
+        if "rules" in settings:
+            settings["rules"] = str(REPO_ROOT / settings["rules"])
+    config["emulators"]["ui"] = {"enabled": False}
+    path = folder / "emulator.json"
+    path.write_text(json.dumps(config))
+    return path
 
 
 @pytest.fixture(scope="session")
-def suite():
+def suite(tmp_path_factory):
     """The running suite: from the `hearth exec` environment, else one started for this session."""
     auth = os.environ.get("FIREBASE_AUTH_EMULATOR_HOST")
     hub = os.environ.get("FIREBASE_EMULATOR_HUB")
@@ -39,8 +55,8 @@ def suite():
         return
     project = project or "demo-hearth"
     hearth = RunningHearth(
-        ["--project", project, "--port", "auth=0", "--port", "firestore=0", "--port", "database=0",
-         "--port", "storage=0", "--port", "hub=0"])
+        ["--config", str(exec_like_config(tmp_path_factory.mktemp("suite"))), "--project", project, "--port", "auth=0",
+         "--port", "firestore=0", "--port", "database=0", "--port", "storage=0", "--port", "hub=0"])
     try:
         hearth.wait_ready()
         addresses = hearth.addresses
