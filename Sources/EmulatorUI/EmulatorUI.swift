@@ -17,6 +17,10 @@ import Hummingbird
 ///   `DELETE /api/logs`: the suite's log lines, in the same way.
 /// - `POST /api/export {"path"}`: exports every emulator's data to that folder, as the hub's
 ///   `/_admin/export` does (which refuses pages); answers `{"message"}` (200 when done, else 400 or 500).
+/// - `POST /api/import {"path"}`: imports an export folder (the official layout, as `--import` reads it) into
+///   the running emulators: Auth's users, Firestore's databases and the Realtime Database's namespaces the
+///   export holds are replaced (clients listening see the changes), its Storage objects are added or
+///   replace those of the same name; answers as the export does.
 ///
 /// Every other `GET` serves the app: `/` the page, `/assets/<file>` its files.
 public enum EmulatorUI {
@@ -32,9 +36,9 @@ public enum EmulatorUI {
     ) -> EmulatorResponder {
         EmulatorResponder { request, _ in
             let segments = request.pathSegments
-            if segments == ["api", "export"] {
+            if segments.count == 2, segments[0] == "api", let action = actions.transfers[segments[1]] {
                 guard request.method == .post else { throw APIError.notFound("Not Found") }
-                return await export(request, actions)
+                return await transfer(request, segments[1], action)
             }
             if segments.starts(with: ["api", "requests"]) {
                 return try liveLogAPI(request, segments.dropFirst(2), requests, name: "requests", event: "request") { entry in
@@ -76,24 +80,33 @@ public enum EmulatorUI {
 
     /// What the UI can ask of the suite beyond the emulators' own endpoints.
     public struct Actions: Sendable {
-        /// Exports every emulator's data to a folder; answers the message to show and the HTTP status.
-        public var export: (@Sendable (String) async -> (message: String, status: Int))?
+        /// Moves every emulator's data to or from a folder; answers the message to show and the HTTP status.
+        public typealias Transfer = @Sendable (_ path: String) async -> (message: String, status: Int)
+
+        /// Exports to a folder (`POST /api/export`).
+        public var export: Transfer?
+        /// Imports from an export folder (`POST /api/import`).
+        public var `import`: Transfer?
 
         /// Actions; none by default.
-        public init(export: (@Sendable (String) async -> (message: String, status: Int))? = nil) {
+        public init(export: Transfer? = nil, import: Transfer? = nil) {
             self.export = export
+            self.import = `import`
         }
+
+        /// The transfers by their API name; those the suite cannot do answer 400.
+        var transfers: [String: Transfer?] { ["export": export, "import": `import`] }
     }
 
-    private static func export(_ request: Request, _ actions: Actions) async -> Response {
+    private static func transfer(_ request: Request, _ name: String, _ action: Actions.Transfer?) async -> Response {
         func answer(_ message: String, _ status: Int) -> Response { .json(["message": .string(message)], status: status) }
-        guard let export = actions.export else { return answer("This suite cannot export.", 400) }
+        guard let action else { return answer("This suite cannot \(name).", 400) }
         guard let data = try? await request.collectBody(limit: 1 << 16), let body = try? JSONValue.parse(data),
             let path = body["path"]?.stringValue, !path.isEmpty
         else {
-            return answer("Give the folder to export to: {\"path\": \"...\"}.", 400)
+            return answer("Give the folder to \(name) \(name == "export" ? "to" : "from"): {\"path\": \"...\"}.", 400)
         }
-        let (message, status) = await export(path)
+        let (message, status) = await action(path)
         return answer(message, status)
     }
 

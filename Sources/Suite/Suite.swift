@@ -172,9 +172,9 @@ public final class Suite: Sendable {
     private func startUI(_ requests: RequestLog) async throws {
         let address = config.address(of: .ui)
         let projectID = config.projectID
-        let actions = EmulatorUI.Actions(export: { [weak self] path in
-            await self?.exportRequested(to: path) ?? ("The suite has stopped.", 500)
-        })
+        let actions = EmulatorUI.Actions(
+            export: { [weak self] path in await self?.exportRequested(to: path) ?? ("The suite has stopped.", 500) },
+            import: { [weak self] path in await self?.importRequested(from: path) ?? ("The suite has stopped.", 500) })
         let responder = EmulatorUI.responder(requests: requests, logs: logs, actions: actions) { [weak self] in
             EmulatorUI.config(projectID: projectID, emulators: Hub.emulators(self?.running ?? []))
         }

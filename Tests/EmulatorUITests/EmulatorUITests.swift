@@ -2,6 +2,7 @@ import EmulatorCore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 import Testing
 
 @testable import EmulatorUI
@@ -89,6 +90,43 @@ import Testing
                 let json = try JSONValue.parse(Data(String(buffer: response.body).utf8))
                 let first = json["logs"]?.arrayValue?.first
                 #expect(first?["source"] == "auth" && first?["level"] == "notice" && first?["id"] == 1)
+            }
+        }
+    }
+
+    @Test func exportAndImportRunTheSuitesActionsWithTheirFolder() async throws {
+        let asked = Mutex<[String]>([])
+        let actions = EmulatorUI.Actions(
+            export: { path in
+                asked.withLock { $0.append("export " + path) }
+                return ("OK", 200)
+            },
+            import: { path in
+                asked.withLock { $0.append("import " + path) }
+                return ("Import path '\(path)' does not exist.", 400)
+            })
+        let app = Application(responder: EmulatorUI.responder(requests: RequestLog(), actions: actions) { [:] })
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/export", method: .post, body: ByteBuffer(string: #"{"path":"/tmp/seed"}"#)) { response in
+                #expect(response.status == .ok && String(buffer: response.body) == #"{"message":"OK"}"#)
+            }
+            try await client.execute(uri: "/api/import", method: .post, body: ByteBuffer(string: #"{"path":"/nope"}"#)) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("does not exist"))
+            }
+            try await client.execute(uri: "/api/import", method: .post, body: ByteBuffer(string: "{}")) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("Give the folder to import from"))
+            }
+            try await client.execute(uri: "/api/import", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+        #expect(asked.withLock { $0 } == ["export /tmp/seed", "import /nope"])
+        let none = Application(responder: EmulatorUI.responder(requests: RequestLog()) { [:] })
+        try await none.test(.router) { client in
+            try await client.execute(uri: "/api/import", method: .post, body: ByteBuffer(string: #"{"path":"/x"}"#)) { response in
+                #expect(response.status == .badRequest && String(buffer: response.body).contains("cannot import"))
             }
         }
     }

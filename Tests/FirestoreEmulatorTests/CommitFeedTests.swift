@@ -31,6 +31,24 @@ import Testing
         #expect(readTime < first.commitTime)
     }
 
+    @Test func anImportReachesListenersAsOneCommitOfEveryDocumentItChanges() async throws {
+        let store = try FirestoreStore(clock: SystemClock())
+        _ = try store.commit(database, writes: [write("kept"), write("gone")]) { _, _, _ in }
+        let (_, subscription, _) = try store.listen(database, subscribe: { $0.subscribe(database) }) { _ in 0 }
+        try store.replace([
+            database: [
+                (DocumentPath(segments: ["rooms", "kept"]), ["n": .integer(2)]), (DocumentPath(segments: ["rooms", "new"]), [:]),
+            ]
+        ])
+        for await entry in subscription.entries {
+            let changes = Dictionary(uniqueKeysWithValues: entry.changes.map { ($0.path.description, $0) })
+            #expect(changes.keys.sorted() == ["rooms/gone", "rooms/kept", "rooms/new"])
+            #expect(changes["rooms/gone"]?.after == nil && changes["rooms/kept"]?.after?.fields == ["n": .integer(2)])
+            #expect(changes["rooms/new"]?.before == nil && changes["rooms/new"]?.after?.updateTime == entry.commitTime)
+            break
+        }
+    }
+
     @Test func aSubscriberGetsOnlyCommitsPublishedAfterItSubscribed() async throws {
         let feed = CommitFeed()
         let early = feed.subscribe(database)

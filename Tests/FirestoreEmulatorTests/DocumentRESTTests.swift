@@ -168,4 +168,20 @@ import Testing
             #expect(try await session.request(.get, other + "/rooms/a").status == 200)
         }
     }
+
+    @Test func listDatabasesNamesTheDefaultAndEachThatHoldsDocumentsForTheAdministratorOnly() async throws {
+        try await FirestoreTestClient().run { session in
+            let named = "projects/\(session.projectID)/databases/reports"
+            _ = try await session.request(
+                .post, "/v1/\(named)/documents:commit",
+                body: ["writes": [["update": ["name": .string("\(named)/documents/rows/r1"), "fields": [:]]]]])
+            let listed = try await session.request(.get, "/v1/projects/\(session.projectID)/databases")
+            #expect(listed.status == 200)
+            let names = listed.json["databases"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+            #expect(names == ["projects/\(session.projectID)/databases/(default)", named])
+            #expect(listed.json["databases"]?.arrayValue?.first?["type"] == "FIRESTORE_NATIVE")
+            let refused = try await session.request(.get, "/v1/projects/\(session.projectID)/databases", as: .anonymous)
+            #expect(refused.status == 403 && refused.errorStatus == "PERMISSION_DENIED", "\(refused.json)")
+        }
+    }
 }

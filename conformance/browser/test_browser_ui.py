@@ -391,6 +391,25 @@ def test_a_collection_filtered_in_the_ui(ui, clients):
     assert listed == ["s4", "s5"], listed
     ui.find("[data-clear-filter]").click()
     ui.wait(lambda: ui.shows('[data-column="documents"] .list', "s1"), "the filter cleared")
+    # Two conditions (every one must hold) and an order: production's compound query.
+    ui.find('[data-filter-form] input[name="field"]').send_keys("n")
+    ui.find('[data-filter-form] select[name="op"]').send_keys(">=")
+    ui.find('[data-filter-form] input[name="text"]').send_keys("2")
+    ui.find("[data-add-condition]").click()
+    ui.wait(lambda: len(ui.driver.find_elements("css selector", '[data-filter-form] input[name="field"]')) == 2, "a second condition")
+    fields = ui.driver.find_elements("css selector", '[data-filter-form] input[name="field"]')
+    operators = ui.driver.find_elements("css selector", '[data-filter-form] select[name="op"]')
+    texts = ui.driver.find_elements("css selector", '[data-filter-form] input[name="text"]')
+    fields[1].send_keys("tags")
+    operators[1].send_keys("array-contains")
+    texts[1].send_keys('"even"')
+    ui.find('[data-filter-form] input[name="orderBy"]').send_keys("n")
+    ui.find('[data-filter-form] select[name="direction"]').send_keys("desc")
+    ui.find('[data-filter-form] button[type="submit"]').click()
+    listed = ui.wait(lambda: (lambda shown: shown if shown == ["s4", "s2"] else None)(ui.driver.execute_script(
+        "return [...document.querySelectorAll('[data-column=\"documents\"] .list a')].map(a => a.textContent)")),
+        "s4 then s2: the even ones from 2 up, in descending order")
+    print("screenshot:", ui.screenshot("firestore-filter-light"), listed)
 
 
 def test_export_and_checkpoints_from_the_overview(ui, clients, tmp_path):
@@ -406,10 +425,33 @@ def test_export_and_checkpoints_from_the_overview(ui, clients, tmp_path):
     ui.find('[data-forget="ui-point"]').click()
     ui.wait(lambda: not ui.shows("[data-checkpoints]", "ui-point"), "the checkpoint deleted")
     folder = tmp_path / "ui-export"
-    ui.find("[data-export] input").send_keys(str(folder))
-    ui.find("[data-export] button").click()
+    ui.find('[data-transfer="export"] input').send_keys(str(folder))
+    ui.find('[data-transfer="export"] button').click()
     ui.wait(lambda: (folder / "firebase-export-metadata.json").is_file(), "the export on disk")
     print("screenshot:", ui.screenshot("overview-actions-light"))
+
+    # The export imported into the running suite: a listening client sees the document go back.
+    reference.set({"v": "after the export"})
+    seen = []
+    watch = reference.on_snapshot(lambda snapshots, *_: seen.extend(s.to_dict() for s in snapshots))
+    try:
+        ui.wait(lambda: {"v": "after the export"} in seen, "the listener's first snapshot")
+        ui.driver.execute_script("window.confirm = () => true")
+        ui.find('[data-transfer="import"] input').send_keys(str(folder))
+        ui.find('[data-transfer="import"] button').click()
+        ui.wait(lambda: seen[-1] == {"v": "before"}, "the listener saw the imported document")
+        assert reference.get().to_dict() == {"v": "before"}
+        ui.wait(lambda: ui.shows("#toast", "Imported"), "the import's toast")
+    finally:
+        watch.unsubscribe()
+    missing = tmp_path / "no-such-export"
+    ui.find('[data-transfer="import"] input').clear()
+    ui.find('[data-transfer="import"] input').send_keys(str(missing))
+    ui.find('[data-transfer="import"] button').click()
+    ui.wait(lambda: ui.shows("#toast", "does not exist"), "the reason an import cannot be done")
+    # The refused import is the one failed request the console may show.
+    refused = [entry["message"] for entry in ui.driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert all("/api/import" in message and "400" in message for message in refused), refused
 
 
 DATABASE_RULES = {"rules": {".read": False, ".write": False,
@@ -450,3 +492,99 @@ def test_a_tenants_users_are_shown_when_it_is_picked(ui, clients):
     assert not ui.shows("[data-table]", email), "the project's own users do not include the tenant's"
     ui.find("[data-tenant]").send_keys("Team A")
     ui.wait(lambda: ui.shows("[data-table]", email), "the tenant's user")
+
+
+def test_a_named_database_is_browsed_and_edited_in_the_ui(ui, clients):
+    from selenium.webdriver.support.ui import Select
+
+    client = firestore.Client(project=PROJECT, credentials=AnonymousCredentials(), database="ui-named-db")
+    try:
+        reference = client.collection("galaxies").document("andromeda")
+        reference.set({"distance": 2.5})
+        ui.open("firestore")
+        picker = ui.find("[data-database]")
+        ui.wait(lambda: "ui-named-db" in picker.text, "the named database in the picker")
+        Select(picker).select_by_value("ui-named-db")
+        ui.wait(lambda: "database=ui-named-db" in ui.driver.current_url and ui.shows('[data-column="collections"]', "galaxies"),
+                "the named database's collections")
+        ui.find('[data-column="collections"] a').click()
+        ui.wait(lambda: ui.shows('[data-column="documents"]', "andromeda"), "its documents")
+        ui.find('[data-column="documents"] .list a').click()
+        ui.find('[data-edit-field="distance"]').click()
+        ui.fill_dialog({"#f-value": "2.537"})
+        ui.wait(lambda: reference.get().to_dict() == {"distance": 2.537}, "the edit in the named database")
+        assert not clients["firestore"].collection("galaxies").document("andromeda").get().exists, \
+            "the (default) database is untouched"
+        print("screenshot:", ui.screenshot("firestore-named-database-light"))
+    finally:
+        client.close()
+
+
+def _unsigned_token(claims: dict) -> str:
+    import base64
+
+    def part(value: dict) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+
+    return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(claims)}."
+
+
+def test_an_identity_provider_account_linked_in_the_ui_signs_in_as_its_user(ui, clients):
+    email = f"idp-{uuid.uuid4().hex[:8]}@example.com"
+    user = admin_auth.create_user(email=f"owner-{uuid.uuid4().hex[:8]}@example.com", display_name="Linked Owner",
+                                  app=clients["app"])
+    ui.open("auth")
+    ui.find(f'[data-edit="{user.uid}"]').click()
+    ui.find("dialog[open] #u-idp").send_keys("google.com")
+    ui.fill_dialog({"#u-idp-email": email, "#u-idp-name": "Googler"}, submit=False)
+    print("screenshot:", ui.screenshot("auth-user-dialog-light"))
+    ui.find("dialog[open] button.primary").click()
+    linked = ui.wait(lambda: [p for p in admin_auth.get_user(user.uid, app=clients["app"]).provider_data
+                              if p.provider_id == "google.com"], "the linked account")
+    assert linked[0].email == email and linked[0].display_name == "Googler", linked[0].__dict__
+    # The emulator's sign-in page offers it ...
+    page = requests.get(f"{clients['auth']}/emulator/auth/handler",
+                        params={"apiKey": "fake", "providerId": "google.com"}, timeout=10)
+    assert page.status_code == 200 and email in page.text
+    # ... and choosing it signs in as the user it is linked to.
+    token = _unsigned_token({"sub": linked[0].uid, "email": email, "email_verified": True})
+    signed_in = requests.post(
+        f"{clients['auth']}/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp?key=fake",
+        json={"postBody": f"id_token={token}&providerId=google.com", "requestUri": "http://localhost",
+              "returnSecureToken": True}, timeout=10)
+    assert signed_in.status_code == 200, signed_in.text
+    assert signed_in.json()["localId"] == user.uid
+    ui.find('[data-view="accounts"]').click()
+    ui.wait(lambda: ui.shows("[data-table]", email), "the account on the identity-provider accounts tab")
+    print("screenshot:", ui.screenshot("auth-accounts-light"))
+    ui.find(f'[data-table] [data-edit="{user.uid}"]').click()
+    ui.find('dialog[open] input[name="unlink:google.com"]').click()
+    ui.find("dialog[open] button.primary").click()
+    ui.wait(lambda: not [p for p in admin_auth.get_user(user.uid, app=clients["app"]).provider_data
+                         if p.provider_id == "google.com"], "the account unlinked")
+    ui.wait(lambda: not ui.shows("[data-table]", email), "the account gone from the tab")
+    ui.find('[data-view="users"]').click()
+
+
+def test_the_one_account_per_email_setting_is_changed_in_the_ui(ui, clients):
+    config_url = f"{clients['auth']}/emulator/v1/projects/{PROJECT}/config"
+
+    def allowed() -> bool:
+        return requests.get(config_url, timeout=10).json()["signIn"]["allowDuplicateEmails"]
+
+    assert not allowed()
+    ui.open("auth")
+    ui.find("[data-duplicates]").click()
+    ui.wait(allowed, "duplicate emails allowed")
+    # With several accounts per email, a provider's account with a user's email is a user of its own.
+    email = f"twice-{uuid.uuid4().hex[:6]}@example.com"
+    first = admin_auth.create_user(email=email, password="secret-123", app=clients["app"])
+    token = _unsigned_token({"sub": uuid.uuid4().hex, "email": email, "email_verified": True})
+    signed_in = requests.post(
+        f"{clients['auth']}/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp?key=fake",
+        json={"postBody": f"id_token={token}&providerId=google.com", "requestUri": "http://localhost",
+              "returnSecureToken": True}, timeout=10)
+    assert signed_in.status_code == 200, signed_in.text
+    assert signed_in.json()["localId"] != first.uid and not signed_in.json().get("needConfirmation"), signed_in.json()
+    ui.find("[data-duplicates]").click()
+    ui.wait(lambda: not allowed(), "one account per email again")

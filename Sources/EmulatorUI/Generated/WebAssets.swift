@@ -289,11 +289,21 @@ input[data-namespace] { width: 22rem; font-family: ui-monospace, SFMono-Regular,
 .logs tr.level-warning .state.level { color: #b45309; }
 .logs tr.level-error .state.level, .logs tr.level-critical .state.level { color: var(--bad); }
 .logs tr.level-notice .state.level { color: var(--focus); }
-form.filter { display: flex; gap: .3rem; padding: .5rem .8rem; border-bottom: 1px solid var(--line); flex-wrap: wrap; }
+form.filter { display: flex; flex-direction: column; gap: .3rem; padding: .5rem .8rem; border-bottom: 1px solid var(--line); }
+form.filter .condition { display: flex; gap: .3rem; flex-wrap: wrap; align-items: center; }
+form.filter [data-conditions] { display: flex; flex-direction: column; gap: .3rem; }
 form.filter input { flex: 1; min-width: 4rem; font-size: .85rem; padding: .2rem .4rem; }
 form.filter select, form.filter button { font-size: .85rem; padding: .2rem .5rem; }
 .cards.wide { grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); margin-top: 1rem; }
 pre.rules, pre.explanation { white-space: pre-wrap; overflow-wrap: anywhere; }
+.tabs { display: flex; gap: .25rem; }
+.tabs button[aria-selected="true"] { background: var(--row); font-weight: 600; }
+.row3 { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: .6rem; }
+fieldset.accounts { border: 1px solid var(--line); border-radius: 8px; margin: .8rem 0 0; padding: .2rem .8rem .6rem; }
+fieldset.accounts legend { color: var(--muted); font-size: .85rem; padding: 0 .3rem; }
+fieldset.accounts { min-width: 0; }
+dialog input:not([type="checkbox"]), dialog select { width: 100%; }
+.row2 > div, .row3 > div { min-width: 0; }
 
 """#####),
         "app.js": WebAsset(
@@ -333,15 +343,16 @@ function initialTheme() {
   return matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
 }
 
-/** The page and its arguments for the current hash (`#/firestore/users/alice`). */
+/** The page, its arguments and parameters for the current hash (`#/firestore/users/alice?database=other`). */
 function resolve() {
-  const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  const [path, query] = location.hash.replace(/^#\/?/, '').split('?', 2);
+  const parts = path.split('/').map(decodeURIComponent);
   const page = pages.find((p) => p.route === parts[0] && (!p.needs || runs(p.needs))) || pages[0];
-  return { page, args: page.route ? parts.slice(1).filter((p) => p !== '') : [] };
+  return { page, args: page.route ? parts.slice(1).filter((p) => p !== '') : [], params: new URLSearchParams(query || '') };
 }
 
 async function show() {
-  const { page, args } = resolve();
+  const { page, args, params } = resolve();
   if (current && current.module.leave) current.module.leave();
   current = page;
   for (const link of document.querySelectorAll('#nav a')) {
@@ -351,7 +362,7 @@ async function show() {
   document.title = `${page.title} · Hearth Emulator Suite`;
   const main = document.getElementById('page');
   try {
-    await page.module.render(main, args);
+    await page.module.render(main, args, params);
   } catch (error) {
     main.innerHTML = html`<p class="error">${error.message}</p>`.__html;
   }
@@ -383,13 +394,17 @@ start();
             contentType: "text/javascript; charset=utf-8",
             text: #####"""
 // Authentication: the users of the project (or of one of its tenants), searched, sorted and paged in the
-// page; add, edit, delete.
+// page; add, edit, delete; the identity-provider accounts the emulator's sign-in page offers (those linked
+// to users: link and unlink them in a user's dialog); the project's one-account-per-email setting.
 // Users that apps or the Admin SDK create show within a second (the list is read again every second).
 import { call, currentConfig, dialog, html, refreshEvery, toast } from './api.js';
 
 const pageSize = 50;
 const refreshInterval = 1000;
-let state = { users: [], search: '', sort: 'createdAt', descending: true, page: 0 };
+let state = { users: [], search: '', sort: 'createdAt', descending: true, page: 0, view: 'users' };
+
+/** The identity providers the emulator's sign-in page stands in for. */
+const identityProviders = ['google.com', 'apple.com', 'facebook.com', 'github.com', 'microsoft.com', 'twitter.com', 'yahoo.com'];
 let stop = null;
 let drawn = null;
 
@@ -424,7 +439,8 @@ function provider(user) {
 
 function matches(user, search) {
   if (!search) return true;
-  const text = [user.localId, user.email, user.displayName, user.phoneNumber].filter(Boolean).join(' ').toLowerCase();
+  const accounts = (user.providerUserInfo || []).flatMap((p) => [p.providerId, p.email, p.displayName, p.rawId]);
+  const text = [user.localId, user.email, user.displayName, user.phoneNumber, ...accounts].filter(Boolean).join(' ').toLowerCase();
   return text.includes(search.toLowerCase());
 }
 
@@ -453,8 +469,26 @@ const columns = [
   ['createdAt', 'Created'], ['lastLoginAt', 'Signed in'], ['localId', 'User UID'],
 ];
 
+/** The identity-provider accounts linked to the users: what the emulator's sign-in page offers. */
+function accountsTable(main) {
+  const accounts = state.users.filter((u) => matches(u, state.search)).flatMap((user) => (user.providerUserInfo || [])
+    .filter((p) => !['password', 'phone'].includes(p.providerId))
+    .map((p) => ({ ...p, user })));
+  accounts.sort((a, b) => a.providerId.localeCompare(b.providerId) || (a.email || '').localeCompare(b.email || ''));
+  const rows = accounts.map((a) => html`<tr><td>${a.providerId}</td><td class="mono">${a.rawId || ''}</td><td>${a.email || ''}</td>
+    <td>${a.displayName || ''}</td><td class="mono">${a.user.localId}</td>
+    <td><button type="button" data-edit="${a.user.localId}">Edit user</button></td></tr>`);
+  main.querySelector('[data-table]').innerHTML = html`<p class="muted">The accounts the emulator's sign-in page offers for
+    <span class="mono">signInWithPopup</span> and <span class="mono">signInWithRedirect</span>: each is linked to a user. Link one in
+    a user's dialog, or add a new account on the sign-in page itself.</p>
+    <table><thead><tr><th scope="col">Provider</th><th scope="col">Account ID</th><th scope="col">Email</th>
+    <th scope="col">Display name</th><th scope="col">User UID</th><th><span class="muted">Actions</span></th></tr></thead>
+    <tbody>${rows.length ? rows : html`<tr><td colspan="6" class="empty">No identity-provider accounts${state.search ? ' match the search' : ''}. Link one to a user, or sign in with a provider from your app.</td></tr>`}</tbody></table>`.__html;
+}
+
 function table(main) {
   drawn = JSON.stringify(state.users);
+  if (state.view === 'accounts') { accountsTable(main); return; }
   const users = visibleUsers();
   const pages = Math.max(1, Math.ceil(users.length / pageSize));
   state.page = Math.min(state.page, pages - 1);
@@ -491,7 +525,25 @@ function userForm(user) {
     <div class="row2"><div><label for="u-email">Email</label><input id="u-email" name="email" type="email" value="${user.email || ''}"></div>
     <div><label for="u-password">Password${user.localId ? ' (leave empty to keep)' : ''}</label><input id="u-password" name="password" type="text" autocomplete="off"></div></div>
     <label for="u-claims">Custom claims (JSON object)</label><textarea id="u-claims" name="claims" placeholder='{"admin": true}'>${claims}</textarea>
-    <label><input type="checkbox" name="disabled" ${html.raw(user.disabled ? 'checked' : '')}> Disabled</label>`;
+    <label><input type="checkbox" name="disabled" ${html.raw(user.disabled ? 'checked' : '')}> Disabled</label>
+    ${identityFields(user)}`;
+}
+
+/** The user's identity-provider accounts (each may be unlinked) and the fields that link a new one. */
+function identityFields(user) {
+  const linked = (user.providerUserInfo || []).filter((p) => !['password', 'phone'].includes(p.providerId));
+  const rows = linked.map((p) => html`<label><input type="checkbox" name="unlink:${p.providerId}"> Unlink
+    <span class="mono">${p.providerId}</span> ${p.email || p.rawId}${p.displayName ? ` (${p.displayName})` : ''}</label>`);
+  const options = identityProviders.map((id) => html`<option>${id}</option>`);
+  return html`<fieldset class="accounts"><legend>Identity-provider accounts</legend>${rows}
+    <div class="row3"><div><label for="u-idp">Link an account</label><select id="u-idp" name="idp"><option value="">(none)</option>${options}</select></div>
+    <div><label for="u-idp-email">Its email</label><input id="u-idp-email" name="idpEmail" type="email"></div>
+    <div><label for="u-idp-name">Its display name</label><input id="u-idp-name" name="idpName"></div></div></fieldset>`;
+}
+
+/** A new account ID, in the form of Google's (21 digits). */
+function accountID() {
+  return '1' + Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => String(b % 10)).join('');
 }
 
 function validate(values) {
@@ -502,6 +554,7 @@ function validate(values) {
   }
   if (values.password && values.password.length < 6) return 'The password must be 6 characters long or more.';
   if (values.phoneNumber && !/^\+[1-9]\d{1,14}$/.test(values.phoneNumber)) return 'The phone number must be in E.164 form, like +15555550100.';
+  if (!values.idp && (values.idpEmail || values.idpName)) return 'Pick the provider of the account to link.';
   return null;
 }
 
@@ -523,7 +576,14 @@ async function save(values, user) {
   for (const key of ['displayName', 'email', 'phoneNumber']) {
     if (update[key] === '') { delete update[key]; update.deleteAttribute = [...(update.deleteAttribute || []), key === 'displayName' ? 'DISPLAY_NAME' : key === 'phoneNumber' ? 'PHONE_NUMBER' : 'EMAIL']; }
   }
-  if (update.deleteAttribute?.includes('PHONE_NUMBER')) { update.deleteProvider = ['phone']; update.deleteAttribute = update.deleteAttribute.filter((a) => a !== 'PHONE_NUMBER'); }
+  const unlinked = Object.keys(values).filter((key) => key.startsWith('unlink:') && values[key]).map((key) => key.slice('unlink:'.length));
+  if (update.deleteAttribute?.includes('PHONE_NUMBER')) { unlinked.push('phone'); update.deleteAttribute = update.deleteAttribute.filter((a) => a !== 'PHONE_NUMBER'); }
+  if (unlinked.length) update.deleteProvider = unlinked;
+  if (values.idp) {
+    update.linkProviderUserInfo = { providerId: values.idp, rawId: accountID() };
+    if (values.idpEmail) update.linkProviderUserInfo.email = values.idpEmail;
+    if (values.idpName) update.linkProviderUserInfo.displayName = values.idpName;
+  }
   await call('auth', `${base()}/accounts:update`, { method: 'POST', body: update });
   return update.localId;
 }
@@ -548,17 +608,46 @@ export async function render(main) {
   if (tenant && !known.some((t) => t.id === tenant)) tenant = '';
   const picker = known.length ? html`<label class="inline">Tenant <select data-tenant><option value="">(project)</option>${known.map((t) =>
     html`<option value="${t.id}" ${html.raw(t.id === tenant ? 'selected' : '')}>${t.displayName ? `${t.displayName} (${t.id})` : t.id}</option>`)}</select></label>` : html``;
+  const views = [['users', 'Users'], ['accounts', 'Identity-provider accounts']].map(([id, title]) =>
+    html`<button type="button" role="tab" data-view="${id}" aria-selected="${String(state.view === id)}">${title}</button>`);
   main.innerHTML = html`<h1>Authentication</h1>
-    <div class="toolbar">${picker}<input type="search" class="grow" placeholder="Search by email, name, phone or UID" aria-label="Search users" data-search value="${state.search}">
+    <div class="toolbar"><div role="tablist" class="tabs grow">${views}</div>
+    <label class="inline" title="Production's 'Link accounts that use the same email' setting, the other way round"><input type="checkbox" data-duplicates> Allow several accounts with the same email</label></div>
+    <div class="toolbar">${picker}<input type="search" class="grow" placeholder="Search by email, name, phone, UID or provider" aria-label="Search users" data-search value="${state.search}">
     <button type="button" data-refresh>Refresh</button>
     <button type="button" class="danger" data-clear>Delete all users</button>
     <button type="button" class="primary" data-add>Add user</button></div>
     <div data-table><p class="empty">Loading users…</p></div>`.__html;
   main.querySelector('[data-search]').addEventListener('input', (event) => { state.search = event.target.value; state.page = 0; table(main); });
   main.querySelector('[data-add]').addEventListener('click', () => edit(main, null));
+  for (const tab of main.querySelectorAll('[data-view]')) {
+    tab.addEventListener('click', () => {
+      state.view = tab.dataset.view;
+      main.querySelectorAll('[data-view]').forEach((t) => t.setAttribute('aria-selected', String(t === tab)));
+      table(main);
+    });
+  }
+  const duplicates = main.querySelector('[data-duplicates]');
+  const settings = () => `/emulator/v1/projects/${encodeURIComponent(currentConfig().projectId)}/config`;
+  const showSetting = async () => {
+    duplicates.disabled = Boolean(tenant);
+    duplicates.closest('label').hidden = Boolean(tenant);
+    if (!tenant) duplicates.checked = Boolean((await call('auth', settings()))?.signIn?.allowDuplicateEmails);
+  };
+  duplicates.addEventListener('change', async () => {
+    try {
+      await call('auth', settings(), { method: 'PATCH', body: { signIn: { allowDuplicateEmails: duplicates.checked } } });
+      toast(duplicates.checked ? 'Several accounts may now share an email.' : 'One account per email.');
+    } catch (error) {
+      toast(error.message, true);
+      await showSetting();
+    }
+  });
+  await showSetting().catch(() => {});
   main.querySelector('[data-tenant]')?.addEventListener('change', async (event) => {
     tenant = event.target.value;
     state.page = 0;
+    await showSetting().catch(() => {});
     await loadUsers();
     table(main);
   });
@@ -790,10 +879,11 @@ export function leave() {
         "firestore.js": WebAsset(
             contentType: "text/javascript; charset=utf-8",
             text: #####"""
-// Firestore: collections, documents and fields of the (default) database, one level per column; add, edit
-// and delete documents and fields; a collection filtered by one field (a structured query); pages of 50
-// documents however large the collection; changes made by any client show within a second (the open level
-// is read again every 500 ms, the pages shown at most).
+// Firestore: collections, documents and fields of a database (`(default)`, or the one the hash's `?database=`
+// names), one level per column; add, edit and delete documents and fields; a collection filtered on one or
+// more fields and ordered by one (a structured query); pages of 50 documents however large the collection;
+// changes made by any client show within a second (the open level is read again every 500 ms, the pages
+// shown at most).
 import { call, currentConfig, dialog, html, refreshEvery, toast } from './api.js';
 import { types, typeOf, editText, parse, quoteField, show, fromPlain } from './values.js';
 
@@ -802,10 +892,20 @@ const refreshInterval = 500;
 let stop = null;
 let view = null;
 
-const database = () => `projects/${currentConfig().projectId}/databases/(default)`;
+const defaultDatabase = '(default)';
+/** The id of the database shown. */
+let databaseID = defaultDatabase;
+const database = () => `projects/${currentConfig().projectId}/databases/${databaseID}`;
 const documentsRoot = () => `${database()}/documents`;
 const api = (path) => `/v1/${documentsRoot()}${path ? '/' + path.split('/').map(encodeURIComponent).join('/') : ''}`;
-const route = (segments) => '#/firestore/' + segments.map(encodeURIComponent).join('/');
+const route = (segments, id = databaseID) => '#/firestore/' + segments.map(encodeURIComponent).join('/')
+  + (id === defaultDatabase ? '' : `?database=${encodeURIComponent(id)}`);
+
+/** The ids of the project's databases: `(default)` and each that holds documents. */
+async function databaseIDs() {
+  const answer = await call('firestore', `/v1/projects/${encodeURIComponent(currentConfig().projectId)}/databases`);
+  return (answer?.databases || []).map((d) => d.name.split('/').pop());
+}
 
 async function collectionIds(documentPath) {
   const answer = await call('firestore', `${api(documentPath)}:listCollectionIds`, { method: 'POST', body: { pageSize: 1000 } });
@@ -830,10 +930,15 @@ async function getDocument(path) {
 
 const lastSegment = (name) => decodeURIComponent(name.split('/').pop());
 
-/** The filter of each collection shown (by path): `{field, op, text}`. */
+/**
+ * The filter of each collection shown (by database and path): `{conditions: [{field, op, text}], orderBy:
+ * {field, direction} or null}`.
+ */
 const filters = new Map();
+const filterKey = (collection) => `${databaseID} ${collection.join('/')}`;
 const operators = [['==', 'EQUAL'], ['!=', 'NOT_EQUAL'], ['<', 'LESS_THAN'], ['<=', 'LESS_THAN_OR_EQUAL'],
-  ['>', 'GREATER_THAN'], ['>=', 'GREATER_THAN_OR_EQUAL'], ['array-contains', 'ARRAY_CONTAINS'], ['in', 'IN']];
+  ['>', 'GREATER_THAN'], ['>=', 'GREATER_THAN_OR_EQUAL'], ['array-contains', 'ARRAY_CONTAINS'],
+  ['array-contains-any', 'ARRAY_CONTAINS_ANY'], ['in', 'IN'], ['not-in', 'NOT_IN']];
 
 /** A filter's value: JSON when it parses (`42`, `true`, `"a"`, `[1, 2]`), else the text as a string. */
 function filterValue(text) {
@@ -842,14 +947,23 @@ function filterValue(text) {
   return fromPlain(plain);
 }
 
+const fieldReference = (field) => ({ fieldPath: field.split('.').map(quoteField).join('.') });
+
+/** A condition as a structured query's filter: `== null` and `== NaN` (and `!=`) are unary, as the SDKs send them. */
+function conditionFilter({ field, op, text }) {
+  const unary = { EQUAL: { null: 'IS_NULL', NaN: 'IS_NAN' }, NOT_EQUAL: { null: 'IS_NOT_NULL', NaN: 'IS_NOT_NAN' } }[op]?.[text.trim()];
+  if (unary) return { unaryFilter: { field: fieldReference(field), op: unary } };
+  return { fieldFilter: { field: fieldReference(field), op, value: filterValue(text) } };
+}
+
 /** The first `count` documents of `collection` matching `filter` (a structured query, `count` at most). */
 async function queryPage(collection, filter, count) {
   const parent = collection.slice(0, -1).join('/');
-  const structuredQuery = {
-    from: [{ collectionId: collection[collection.length - 1] }],
-    where: { fieldFilter: { field: { fieldPath: filter.field.split('.').map(quoteField).join('.') }, op: filter.op, value: filterValue(filter.text) } },
-    limit: count,
-  };
+  const structuredQuery = { from: [{ collectionId: collection[collection.length - 1] }], limit: count };
+  const parts = filter.conditions.map(conditionFilter);
+  if (parts.length === 1) structuredQuery.where = parts[0];
+  else if (parts.length > 1) structuredQuery.where = { compositeFilter: { op: 'AND', filters: parts } };
+  if (filter.orderBy) structuredQuery.orderBy = [{ field: fieldReference(filter.orderBy.field), direction: filter.orderBy.direction }];
   const answer = await call('firestore', `${api(parent)}:runQuery`, { method: 'POST', body: { structuredQuery } });
   return (answer || []).filter((item) => item.document).map((item) => item.document);
 }
@@ -861,7 +975,7 @@ async function load(segments, pages) {
   const parent = collection ? collection.slice(0, -1) : [];
   const result = { segments, collection, parent };
   result.collections = await collectionIds(parent.join('/'));
-  const filter = collection ? filters.get(collection.join('/')) : null;
+  const filter = collection ? filters.get(filterKey(collection)) : null;
   if (collection && filter) {
     const count = pageSize * (pages ? pages.length : 1);
     result.tokens = pages || [null];
@@ -888,7 +1002,7 @@ async function load(segments, pages) {
 function columnCollections(state) {
   const selected = state.collection ? state.collection[state.collection.length - 1] : null;
   const items = state.collections.map((id) => html`<li><a href="${route([...state.parent, id])}" ${html.raw(id === selected ? 'aria-current="true"' : '')}>${id}</a></li>`);
-  const title = state.parent.length ? state.parent[state.parent.length - 1] : '(default)';
+  const title = state.parent.length ? state.parent[state.parent.length - 1] : databaseID;
   return html`<section class="column" data-column="collections"><header><h2 title="${title}">${title}</h2>
     <button type="button" data-add-collection>Start collection</button></header>
     ${items.length ? html`<ul class="list">${items}</ul>` : html`<p class="empty">No collections. Start one, or write from your app.</p>`}</section>`;
@@ -904,17 +1018,29 @@ function columnDocuments(state) {
   });
   const more = state.next ? html`<p style="padding:.5rem .8rem"><button type="button" data-more>Load ${pageSize} more</button></p>` : html``;
   const name = state.collection[state.collection.length - 1];
-  const filter = state.filter || { field: '', op: 'EQUAL', text: '' };
-  const options = operators.map(([label, op]) => html`<option value="${op}" ${html.raw(op === filter.op ? 'selected' : '')}>${label}</option>`);
-  const form = html`<form class="filter" data-filter-form><input name="field" placeholder="field" aria-label="Filter field" value="${filter.field}">
-    <select name="op" aria-label="Filter operator">${options}</select>
-    <input name="text" placeholder="value (JSON)" aria-label="Filter value" value="${filter.text}">
-    <button type="submit">Filter</button>${state.filter ? html`<button type="button" data-clear-filter>Clear</button>` : html``}</form>`;
+  const filter = state.filter || { conditions: [], orderBy: null };
+  const conditions = (filter.conditions.length ? filter.conditions : [{ field: '', op: 'EQUAL', text: '' }]).map(conditionRow);
+  const order = filter.orderBy || { field: '', direction: 'ASCENDING' };
+  const form = html`<form class="filter" data-filter-form><div data-conditions>${conditions}</div>
+    <div class="condition"><button type="button" data-add-condition title="Every condition must hold">+ Condition</button>
+    <input name="orderBy" placeholder="order by field" aria-label="Order by field" value="${order.field}">
+    <select name="direction" aria-label="Order direction">${[['ASCENDING', 'asc'], ['DESCENDING', 'desc']].map(([value, label]) =>
+    html`<option value="${value}" ${html.raw(value === order.direction ? 'selected' : '')}>${label}</option>`)}</select></div>
+    <div class="condition"><button type="submit">Filter</button>${state.filter ? html`<button type="button" data-clear-filter>Clear</button>` : html``}</div></form>`;
   const empty = state.filter ? 'No document matches the filter.' : 'No documents. Add one.';
   return html`<section class="column" data-column="documents"><header><h2 title="${name}">${name}</h2>
     <button type="button" data-add-document>Add document</button>
     <button type="button" class="danger" data-delete-collection title="Delete every document of this collection and their subcollections">Delete</button></header>
     ${form}${items.length ? html`<ul class="list">${items}</ul>${more}` : html`<p class="empty">${empty}</p>`}</section>`;
+}
+
+/** One condition of the filter form. */
+function conditionRow(condition) {
+  const options = operators.map(([label, op]) => html`<option value="${op}" ${html.raw(op === condition.op ? 'selected' : '')}>${label}</option>`);
+  return html`<div class="condition"><input name="field" placeholder="field" aria-label="Filter field" value="${condition.field}">
+    <select name="op" aria-label="Filter operator">${options}</select>
+    <input name="text" placeholder="value (JSON)" aria-label="Filter value" value="${condition.text}">
+    <button type="button" class="ghost" data-remove-condition aria-label="Remove this condition" title="Remove this condition">×</button></div>`;
 }
 
 function columnDocument(state) {
@@ -937,7 +1063,7 @@ function columnDocument(state) {
 }
 
 function breadcrumb(segments) {
-  const links = [html`<a href="#/firestore">(default)</a>`];
+  const links = [html`<a href="${route([])}">${databaseID}</a>`];
   segments.forEach((segment, index) => links.push(html` / <a href="${route(segments.slice(0, index + 1))}">${segment}</a>`));
   return html`<nav aria-label="Path" class="mono">${links}</nav>`;
 }
@@ -979,8 +1105,15 @@ async function refresh(main, { force = false } = {}) {
 async function act(main, target) {
   const state = view.state;
   const documentPath = state.segments.join('/');
-  if (target.dataset.clearFilter !== undefined) {
-    filters.delete(state.collection.join('/'));
+  if (target.dataset.addCondition !== undefined) {
+    target.closest('form').querySelector('[data-conditions]').insertAdjacentHTML('beforeend', conditionRow({ field: '', op: 'EQUAL', text: '' }).__html);
+    target.closest('form').querySelector('[data-conditions] .condition:last-child input').focus();
+  } else if (target.dataset.removeCondition !== undefined) {
+    const rows = target.closest('[data-conditions]');
+    target.closest('.condition').remove();
+    if (!rows.children.length) rows.insertAdjacentHTML('beforeend', conditionRow({ field: '', op: 'EQUAL', text: '' }).__html);
+  } else if (target.dataset.clearFilter !== undefined) {
+    filters.delete(filterKey(state.collection));
     view.state.tokens = null;
     await refresh(main, { force: true });
   } else if (target.dataset.more !== undefined) {
@@ -1044,25 +1177,31 @@ async function deleteCollection(path) {
 }
 
 /** Renders the data browser for the path in `args` into `main`. */
-export async function render(main, args) {
+export async function render(main, args, params) {
   leave();
+  databaseID = params?.get('database') || defaultDatabase;
   view = { segments: args, state: null, text: null };
-  main.innerHTML = html`<h1>Firestore</h1><div class="toolbar"><span class="grow">${breadcrumb(args)}</span>
+  main.innerHTML = html`<h1>Firestore</h1><div class="toolbar">
+    <label class="inline">Database <select data-database aria-label="Database"><option>${databaseID}</option></select></label>
+    <span class="grow">${breadcrumb(args)}</span>
     <button type="button" class="danger" data-clear-all>Clear all data</button></div>
     <div class="columns" data-columns><p class="empty">Loading…</p></div>`.__html;
   main.querySelector('[data-clear-all]').addEventListener('click', async () => {
-    if (!confirm('Delete every document of every collection of this database?')) return;
+    if (!confirm(`Delete every document of every collection of database ${databaseID}?`)) return;
     await call('firestore', `/emulator/v1/${documentsRoot()}`, { method: 'DELETE' });
     toast('All documents deleted.');
-    location.hash = '#/firestore';
+    location.hash = route([]);
     await refresh(main, { force: true });
   });
   main.querySelector('[data-columns]').addEventListener('submit', async (event) => {
     if (!event.target.matches('[data-filter-form]')) return;
     event.preventDefault();
-    const values = Object.fromEntries(new FormData(event.target).entries());
-    const collection = view.state.collection.join('/');
-    if (values.field.trim()) filters.set(collection, { field: values.field.trim(), op: values.op, text: values.text });
+    const form = new FormData(event.target);
+    const [fields, ops, texts] = ['field', 'op', 'text'].map((name) => form.getAll(name));
+    const conditions = fields.map((field, index) => ({ field: field.trim(), op: ops[index], text: texts[index] })).filter((c) => c.field);
+    const orderBy = form.get('orderBy').trim() ? { field: form.get('orderBy').trim(), direction: form.get('direction') } : null;
+    const collection = filterKey(view.state.collection);
+    if (conditions.length || orderBy) filters.set(collection, { conditions, orderBy });
     else filters.delete(collection);
     view.state.tokens = null;
     try {
@@ -1081,8 +1220,32 @@ export async function render(main, args) {
       toast(error.message, true);
     }
   });
+  pickDatabase(main.querySelector('[data-database]'));
   await refresh(main, { force: true });
   stop = refreshEvery(refreshInterval, () => refresh(main));
+}
+
+/** Fills the database picker (the ones there are, the one shown, and another by name) and follows it. */
+function pickDatabase(select) {
+  const other = '*other';
+  databaseIDs().then((ids) => {
+    if (!ids.includes(databaseID)) ids.push(databaseID);
+    select.innerHTML = html`${ids.map((id) => html`<option value="${id}" ${html.raw(id === databaseID ? 'selected' : '')}>${id}</option>`)}
+      <option value="${other}">Another database…</option>`.__html;
+  }).catch(() => {});
+  select.addEventListener('change', async () => {
+    let id = select.value;
+    if (id === other) {
+      const values = await dialog('Open a database', html`<label for="db-id">Database ID</label>
+        <input id="db-id" name="id" required placeholder="my-database">
+        <p class="muted">A named database exists once something is written to it, as it does for your app's clients.</p>`,
+      { submit: 'Open', validate: (v) => (/^[a-z][a-z0-9-]{2,61}[a-z0-9]$/.test(v.id) ? null
+        : 'A database ID is 4 to 63 lowercase letters, digits and hyphens, starting with a letter and ending with a letter or digit.') });
+      if (!values) { select.value = databaseID; return; }
+      id = values.id;
+    }
+    location.hash = route([], id);
+  });
 }
 
 /** Stops reading the open level again. */
@@ -1182,8 +1345,8 @@ export function leave() {
         "overview.js": WebAsset(
             contentType: "text/javascript; charset=utf-8",
             text: #####"""
-// Overview: every emulator of the suite with its address and its page; export the data to a folder, and
-// take, restore and delete checkpoints (the hub's).
+// Overview: every emulator of the suite with its address and its page; export the data to a folder, import
+// an export into the running suite, and take, restore and delete checkpoints (the hub's).
 import { call, currentConfig, html, toast } from './api.js';
 
 const emulators = [
@@ -1221,20 +1384,36 @@ export async function render(main) {
     <div class="cards wide">
       <section class="card"><h2>Export</h2>
         <p class="muted">Writes every emulator's data to a folder in the official layout, for <span class="mono">hearth start --import</span>.</p>
-        <form class="toolbar" data-export><input name="path" class="grow" required placeholder="/path/to/export" aria-label="Export folder">
+        <form class="toolbar" data-transfer="export"><input name="path" class="grow" required placeholder="/path/to/export" aria-label="Export folder">
         <button class="primary">Export</button></form></section>
+      <section class="card"><h2>Import</h2>
+        <p class="muted">Reads an export folder into the running emulators: its users, Firestore databases and Realtime Database
+        namespaces replace the ones there; its Storage files are added.</p>
+        <form class="toolbar" data-transfer="import"><input name="path" class="grow" required placeholder="/path/to/export" aria-label="Import folder">
+        <button class="primary">Import</button></form></section>
       <section class="card"><h2>Checkpoints</h2>
         <form class="toolbar" data-checkpoint><input name="name" class="grow" required placeholder="checkpoint name" aria-label="Checkpoint name" pattern="[A-Za-z0-9_.\\-]+">
         <button class="primary">Take checkpoint</button></form>
         <div data-checkpoints><p class="empty">Loading…</p></div></section>
     </div>`.__html;
-  main.querySelector('[data-export]').addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const path = new FormData(event.target).get('path');
-    const response = await fetch('/api/export', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path }) });
-    const answer = await response.json().catch(() => ({}));
-    toast(response.ok ? `Exported to ${path}.` : answer.message || `Export failed (${response.status}).`, !response.ok);
-  });
+  for (const form of main.querySelectorAll('[data-transfer]')) {
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const kind = form.dataset.transfer;
+      const path = new FormData(form).get('path');
+      if (kind === 'import' && !confirm(`Import ${path}? The data it holds replaces what the emulators have now.`)) return;
+      const button = form.querySelector('button');
+      button.disabled = true;
+      try {
+        const response = await fetch(`/api/${kind}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path }) });
+        const answer = await response.json().catch(() => ({}));
+        const done = kind === 'export' ? `Exported to ${path}.` : `Imported ${path}.`;
+        toast(response.ok ? done : answer.message || `The ${kind} failed (${response.status}).`, !response.ok);
+      } finally {
+        button.disabled = false;
+      }
+    });
+  }
   if (!config.hub) {
     main.querySelector('[data-checkpoints]').innerHTML = html`<p class="empty">The hub is not running.</p>`.__html;
     return;

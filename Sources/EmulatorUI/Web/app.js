@@ -32,15 +32,16 @@ function initialTheme() {
   return matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
 }
 
-/** The page and its arguments for the current hash (`#/firestore/users/alice`). */
+/** The page, its arguments and parameters for the current hash (`#/firestore/users/alice?database=other`). */
 function resolve() {
-  const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  const [path, query] = location.hash.replace(/^#\/?/, '').split('?', 2);
+  const parts = path.split('/').map(decodeURIComponent);
   const page = pages.find((p) => p.route === parts[0] && (!p.needs || runs(p.needs))) || pages[0];
-  return { page, args: page.route ? parts.slice(1).filter((p) => p !== '') : [] };
+  return { page, args: page.route ? parts.slice(1).filter((p) => p !== '') : [], params: new URLSearchParams(query || '') };
 }
 
 async function show() {
-  const { page, args } = resolve();
+  const { page, args, params } = resolve();
   if (current && current.module.leave) current.module.leave();
   current = page;
   for (const link of document.querySelectorAll('#nav a')) {
@@ -50,7 +51,7 @@ async function show() {
   document.title = `${page.title} · Hearth Emulator Suite`;
   const main = document.getElementById('page');
   try {
-    await page.module.render(main, args);
+    await page.module.render(main, args, params);
   } catch (error) {
     main.innerHTML = html`<p class="error">${error.message}</p>`.__html;
   }

@@ -1,11 +1,15 @@
 // Authentication: the users of the project (or of one of its tenants), searched, sorted and paged in the
-// page; add, edit, delete.
+// page; add, edit, delete; the identity-provider accounts the emulator's sign-in page offers (those linked
+// to users: link and unlink them in a user's dialog); the project's one-account-per-email setting.
 // Users that apps or the Admin SDK create show within a second (the list is read again every second).
 import { call, currentConfig, dialog, html, refreshEvery, toast } from './api.js';
 
 const pageSize = 50;
 const refreshInterval = 1000;
-let state = { users: [], search: '', sort: 'createdAt', descending: true, page: 0 };
+let state = { users: [], search: '', sort: 'createdAt', descending: true, page: 0, view: 'users' };
+
+/** The identity providers the emulator's sign-in page stands in for. */
+const identityProviders = ['google.com', 'apple.com', 'facebook.com', 'github.com', 'microsoft.com', 'twitter.com', 'yahoo.com'];
 let stop = null;
 let drawn = null;
 
@@ -40,7 +44,8 @@ function provider(user) {
 
 function matches(user, search) {
   if (!search) return true;
-  const text = [user.localId, user.email, user.displayName, user.phoneNumber].filter(Boolean).join(' ').toLowerCase();
+  const accounts = (user.providerUserInfo || []).flatMap((p) => [p.providerId, p.email, p.displayName, p.rawId]);
+  const text = [user.localId, user.email, user.displayName, user.phoneNumber, ...accounts].filter(Boolean).join(' ').toLowerCase();
   return text.includes(search.toLowerCase());
 }
 
@@ -69,8 +74,26 @@ const columns = [
   ['createdAt', 'Created'], ['lastLoginAt', 'Signed in'], ['localId', 'User UID'],
 ];
 
+/** The identity-provider accounts linked to the users: what the emulator's sign-in page offers. */
+function accountsTable(main) {
+  const accounts = state.users.filter((u) => matches(u, state.search)).flatMap((user) => (user.providerUserInfo || [])
+    .filter((p) => !['password', 'phone'].includes(p.providerId))
+    .map((p) => ({ ...p, user })));
+  accounts.sort((a, b) => a.providerId.localeCompare(b.providerId) || (a.email || '').localeCompare(b.email || ''));
+  const rows = accounts.map((a) => html`<tr><td>${a.providerId}</td><td class="mono">${a.rawId || ''}</td><td>${a.email || ''}</td>
+    <td>${a.displayName || ''}</td><td class="mono">${a.user.localId}</td>
+    <td><button type="button" data-edit="${a.user.localId}">Edit user</button></td></tr>`);
+  main.querySelector('[data-table]').innerHTML = html`<p class="muted">The accounts the emulator's sign-in page offers for
+    <span class="mono">signInWithPopup</span> and <span class="mono">signInWithRedirect</span>: each is linked to a user. Link one in
+    a user's dialog, or add a new account on the sign-in page itself.</p>
+    <table><thead><tr><th scope="col">Provider</th><th scope="col">Account ID</th><th scope="col">Email</th>
+    <th scope="col">Display name</th><th scope="col">User UID</th><th><span class="muted">Actions</span></th></tr></thead>
+    <tbody>${rows.length ? rows : html`<tr><td colspan="6" class="empty">No identity-provider accounts${state.search ? ' match the search' : ''}. Link one to a user, or sign in with a provider from your app.</td></tr>`}</tbody></table>`.__html;
+}
+
 function table(main) {
   drawn = JSON.stringify(state.users);
+  if (state.view === 'accounts') { accountsTable(main); return; }
   const users = visibleUsers();
   const pages = Math.max(1, Math.ceil(users.length / pageSize));
   state.page = Math.min(state.page, pages - 1);
@@ -107,7 +130,25 @@ function userForm(user) {
     <div class="row2"><div><label for="u-email">Email</label><input id="u-email" name="email" type="email" value="${user.email || ''}"></div>
     <div><label for="u-password">Password${user.localId ? ' (leave empty to keep)' : ''}</label><input id="u-password" name="password" type="text" autocomplete="off"></div></div>
     <label for="u-claims">Custom claims (JSON object)</label><textarea id="u-claims" name="claims" placeholder='{"admin": true}'>${claims}</textarea>
-    <label><input type="checkbox" name="disabled" ${html.raw(user.disabled ? 'checked' : '')}> Disabled</label>`;
+    <label><input type="checkbox" name="disabled" ${html.raw(user.disabled ? 'checked' : '')}> Disabled</label>
+    ${identityFields(user)}`;
+}
+
+/** The user's identity-provider accounts (each may be unlinked) and the fields that link a new one. */
+function identityFields(user) {
+  const linked = (user.providerUserInfo || []).filter((p) => !['password', 'phone'].includes(p.providerId));
+  const rows = linked.map((p) => html`<label><input type="checkbox" name="unlink:${p.providerId}"> Unlink
+    <span class="mono">${p.providerId}</span> ${p.email || p.rawId}${p.displayName ? ` (${p.displayName})` : ''}</label>`);
+  const options = identityProviders.map((id) => html`<option>${id}</option>`);
+  return html`<fieldset class="accounts"><legend>Identity-provider accounts</legend>${rows}
+    <div class="row3"><div><label for="u-idp">Link an account</label><select id="u-idp" name="idp"><option value="">(none)</option>${options}</select></div>
+    <div><label for="u-idp-email">Its email</label><input id="u-idp-email" name="idpEmail" type="email"></div>
+    <div><label for="u-idp-name">Its display name</label><input id="u-idp-name" name="idpName"></div></div></fieldset>`;
+}
+
+/** A new account ID, in the form of Google's (21 digits). */
+function accountID() {
+  return '1' + Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => String(b % 10)).join('');
 }
 
 function validate(values) {
@@ -118,6 +159,7 @@ function validate(values) {
   }
   if (values.password && values.password.length < 6) return 'The password must be 6 characters long or more.';
   if (values.phoneNumber && !/^\+[1-9]\d{1,14}$/.test(values.phoneNumber)) return 'The phone number must be in E.164 form, like +15555550100.';
+  if (!values.idp && (values.idpEmail || values.idpName)) return 'Pick the provider of the account to link.';
   return null;
 }
 
@@ -139,7 +181,14 @@ async function save(values, user) {
   for (const key of ['displayName', 'email', 'phoneNumber']) {
     if (update[key] === '') { delete update[key]; update.deleteAttribute = [...(update.deleteAttribute || []), key === 'displayName' ? 'DISPLAY_NAME' : key === 'phoneNumber' ? 'PHONE_NUMBER' : 'EMAIL']; }
   }
-  if (update.deleteAttribute?.includes('PHONE_NUMBER')) { update.deleteProvider = ['phone']; update.deleteAttribute = update.deleteAttribute.filter((a) => a !== 'PHONE_NUMBER'); }
+  const unlinked = Object.keys(values).filter((key) => key.startsWith('unlink:') && values[key]).map((key) => key.slice('unlink:'.length));
+  if (update.deleteAttribute?.includes('PHONE_NUMBER')) { unlinked.push('phone'); update.deleteAttribute = update.deleteAttribute.filter((a) => a !== 'PHONE_NUMBER'); }
+  if (unlinked.length) update.deleteProvider = unlinked;
+  if (values.idp) {
+    update.linkProviderUserInfo = { providerId: values.idp, rawId: accountID() };
+    if (values.idpEmail) update.linkProviderUserInfo.email = values.idpEmail;
+    if (values.idpName) update.linkProviderUserInfo.displayName = values.idpName;
+  }
   await call('auth', `${base()}/accounts:update`, { method: 'POST', body: update });
   return update.localId;
 }
@@ -164,17 +213,46 @@ export async function render(main) {
   if (tenant && !known.some((t) => t.id === tenant)) tenant = '';
   const picker = known.length ? html`<label class="inline">Tenant <select data-tenant><option value="">(project)</option>${known.map((t) =>
     html`<option value="${t.id}" ${html.raw(t.id === tenant ? 'selected' : '')}>${t.displayName ? `${t.displayName} (${t.id})` : t.id}</option>`)}</select></label>` : html``;
+  const views = [['users', 'Users'], ['accounts', 'Identity-provider accounts']].map(([id, title]) =>
+    html`<button type="button" role="tab" data-view="${id}" aria-selected="${String(state.view === id)}">${title}</button>`);
   main.innerHTML = html`<h1>Authentication</h1>
-    <div class="toolbar">${picker}<input type="search" class="grow" placeholder="Search by email, name, phone or UID" aria-label="Search users" data-search value="${state.search}">
+    <div class="toolbar"><div role="tablist" class="tabs grow">${views}</div>
+    <label class="inline" title="Production's 'Link accounts that use the same email' setting, the other way round"><input type="checkbox" data-duplicates> Allow several accounts with the same email</label></div>
+    <div class="toolbar">${picker}<input type="search" class="grow" placeholder="Search by email, name, phone, UID or provider" aria-label="Search users" data-search value="${state.search}">
     <button type="button" data-refresh>Refresh</button>
     <button type="button" class="danger" data-clear>Delete all users</button>
     <button type="button" class="primary" data-add>Add user</button></div>
     <div data-table><p class="empty">Loading users…</p></div>`.__html;
   main.querySelector('[data-search]').addEventListener('input', (event) => { state.search = event.target.value; state.page = 0; table(main); });
   main.querySelector('[data-add]').addEventListener('click', () => edit(main, null));
+  for (const tab of main.querySelectorAll('[data-view]')) {
+    tab.addEventListener('click', () => {
+      state.view = tab.dataset.view;
+      main.querySelectorAll('[data-view]').forEach((t) => t.setAttribute('aria-selected', String(t === tab)));
+      table(main);
+    });
+  }
+  const duplicates = main.querySelector('[data-duplicates]');
+  const settings = () => `/emulator/v1/projects/${encodeURIComponent(currentConfig().projectId)}/config`;
+  const showSetting = async () => {
+    duplicates.disabled = Boolean(tenant);
+    duplicates.closest('label').hidden = Boolean(tenant);
+    if (!tenant) duplicates.checked = Boolean((await call('auth', settings()))?.signIn?.allowDuplicateEmails);
+  };
+  duplicates.addEventListener('change', async () => {
+    try {
+      await call('auth', settings(), { method: 'PATCH', body: { signIn: { allowDuplicateEmails: duplicates.checked } } });
+      toast(duplicates.checked ? 'Several accounts may now share an email.' : 'One account per email.');
+    } catch (error) {
+      toast(error.message, true);
+      await showSetting();
+    }
+  });
+  await showSetting().catch(() => {});
   main.querySelector('[data-tenant]')?.addEventListener('change', async (event) => {
     tenant = event.target.value;
     state.page = 0;
+    await showSetting().catch(() => {});
     await loadUsers();
     table(main);
   });

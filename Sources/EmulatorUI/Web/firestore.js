@@ -1,7 +1,8 @@
-// Firestore: collections, documents and fields of the (default) database, one level per column; add, edit
-// and delete documents and fields; a collection filtered by one field (a structured query); pages of 50
-// documents however large the collection; changes made by any client show within a second (the open level
-// is read again every 500 ms, the pages shown at most).
+// Firestore: collections, documents and fields of a database (`(default)`, or the one the hash's `?database=`
+// names), one level per column; add, edit and delete documents and fields; a collection filtered on one or
+// more fields and ordered by one (a structured query); pages of 50 documents however large the collection;
+// changes made by any client show within a second (the open level is read again every 500 ms, the pages
+// shown at most).
 import { call, currentConfig, dialog, html, refreshEvery, toast } from './api.js';
 import { types, typeOf, editText, parse, quoteField, show, fromPlain } from './values.js';
 
@@ -10,10 +11,20 @@ const refreshInterval = 500;
 let stop = null;
 let view = null;
 
-const database = () => `projects/${currentConfig().projectId}/databases/(default)`;
+const defaultDatabase = '(default)';
+/** The id of the database shown. */
+let databaseID = defaultDatabase;
+const database = () => `projects/${currentConfig().projectId}/databases/${databaseID}`;
 const documentsRoot = () => `${database()}/documents`;
 const api = (path) => `/v1/${documentsRoot()}${path ? '/' + path.split('/').map(encodeURIComponent).join('/') : ''}`;
-const route = (segments) => '#/firestore/' + segments.map(encodeURIComponent).join('/');
+const route = (segments, id = databaseID) => '#/firestore/' + segments.map(encodeURIComponent).join('/')
+  + (id === defaultDatabase ? '' : `?database=${encodeURIComponent(id)}`);
+
+/** The ids of the project's databases: `(default)` and each that holds documents. */
+async function databaseIDs() {
+  const answer = await call('firestore', `/v1/projects/${encodeURIComponent(currentConfig().projectId)}/databases`);
+  return (answer?.databases || []).map((d) => d.name.split('/').pop());
+}
 
 async function collectionIds(documentPath) {
   const answer = await call('firestore', `${api(documentPath)}:listCollectionIds`, { method: 'POST', body: { pageSize: 1000 } });
@@ -38,10 +49,15 @@ async function getDocument(path) {
 
 const lastSegment = (name) => decodeURIComponent(name.split('/').pop());
 
-/** The filter of each collection shown (by path): `{field, op, text}`. */
+/**
+ * The filter of each collection shown (by database and path): `{conditions: [{field, op, text}], orderBy:
+ * {field, direction} or null}`.
+ */
 const filters = new Map();
+const filterKey = (collection) => `${databaseID} ${collection.join('/')}`;
 const operators = [['==', 'EQUAL'], ['!=', 'NOT_EQUAL'], ['<', 'LESS_THAN'], ['<=', 'LESS_THAN_OR_EQUAL'],
-  ['>', 'GREATER_THAN'], ['>=', 'GREATER_THAN_OR_EQUAL'], ['array-contains', 'ARRAY_CONTAINS'], ['in', 'IN']];
+  ['>', 'GREATER_THAN'], ['>=', 'GREATER_THAN_OR_EQUAL'], ['array-contains', 'ARRAY_CONTAINS'],
+  ['array-contains-any', 'ARRAY_CONTAINS_ANY'], ['in', 'IN'], ['not-in', 'NOT_IN']];
 
 /** A filter's value: JSON when it parses (`42`, `true`, `"a"`, `[1, 2]`), else the text as a string. */
 function filterValue(text) {
@@ -50,14 +66,23 @@ function filterValue(text) {
   return fromPlain(plain);
 }
 
+const fieldReference = (field) => ({ fieldPath: field.split('.').map(quoteField).join('.') });
+
+/** A condition as a structured query's filter: `== null` and `== NaN` (and `!=`) are unary, as the SDKs send them. */
+function conditionFilter({ field, op, text }) {
+  const unary = { EQUAL: { null: 'IS_NULL', NaN: 'IS_NAN' }, NOT_EQUAL: { null: 'IS_NOT_NULL', NaN: 'IS_NOT_NAN' } }[op]?.[text.trim()];
+  if (unary) return { unaryFilter: { field: fieldReference(field), op: unary } };
+  return { fieldFilter: { field: fieldReference(field), op, value: filterValue(text) } };
+}
+
 /** The first `count` documents of `collection` matching `filter` (a structured query, `count` at most). */
 async function queryPage(collection, filter, count) {
   const parent = collection.slice(0, -1).join('/');
-  const structuredQuery = {
-    from: [{ collectionId: collection[collection.length - 1] }],
-    where: { fieldFilter: { field: { fieldPath: filter.field.split('.').map(quoteField).join('.') }, op: filter.op, value: filterValue(filter.text) } },
-    limit: count,
-  };
+  const structuredQuery = { from: [{ collectionId: collection[collection.length - 1] }], limit: count };
+  const parts = filter.conditions.map(conditionFilter);
+  if (parts.length === 1) structuredQuery.where = parts[0];
+  else if (parts.length > 1) structuredQuery.where = { compositeFilter: { op: 'AND', filters: parts } };
+  if (filter.orderBy) structuredQuery.orderBy = [{ field: fieldReference(filter.orderBy.field), direction: filter.orderBy.direction }];
   const answer = await call('firestore', `${api(parent)}:runQuery`, { method: 'POST', body: { structuredQuery } });
   return (answer || []).filter((item) => item.document).map((item) => item.document);
 }
@@ -69,7 +94,7 @@ async function load(segments, pages) {
   const parent = collection ? collection.slice(0, -1) : [];
   const result = { segments, collection, parent };
   result.collections = await collectionIds(parent.join('/'));
-  const filter = collection ? filters.get(collection.join('/')) : null;
+  const filter = collection ? filters.get(filterKey(collection)) : null;
   if (collection && filter) {
     const count = pageSize * (pages ? pages.length : 1);
     result.tokens = pages || [null];
@@ -96,7 +121,7 @@ async function load(segments, pages) {
 function columnCollections(state) {
   const selected = state.collection ? state.collection[state.collection.length - 1] : null;
   const items = state.collections.map((id) => html`<li><a href="${route([...state.parent, id])}" ${html.raw(id === selected ? 'aria-current="true"' : '')}>${id}</a></li>`);
-  const title = state.parent.length ? state.parent[state.parent.length - 1] : '(default)';
+  const title = state.parent.length ? state.parent[state.parent.length - 1] : databaseID;
   return html`<section class="column" data-column="collections"><header><h2 title="${title}">${title}</h2>
     <button type="button" data-add-collection>Start collection</button></header>
     ${items.length ? html`<ul class="list">${items}</ul>` : html`<p class="empty">No collections. Start one, or write from your app.</p>`}</section>`;
@@ -112,17 +137,29 @@ function columnDocuments(state) {
   });
   const more = state.next ? html`<p style="padding:.5rem .8rem"><button type="button" data-more>Load ${pageSize} more</button></p>` : html``;
   const name = state.collection[state.collection.length - 1];
-  const filter = state.filter || { field: '', op: 'EQUAL', text: '' };
-  const options = operators.map(([label, op]) => html`<option value="${op}" ${html.raw(op === filter.op ? 'selected' : '')}>${label}</option>`);
-  const form = html`<form class="filter" data-filter-form><input name="field" placeholder="field" aria-label="Filter field" value="${filter.field}">
-    <select name="op" aria-label="Filter operator">${options}</select>
-    <input name="text" placeholder="value (JSON)" aria-label="Filter value" value="${filter.text}">
-    <button type="submit">Filter</button>${state.filter ? html`<button type="button" data-clear-filter>Clear</button>` : html``}</form>`;
+  const filter = state.filter || { conditions: [], orderBy: null };
+  const conditions = (filter.conditions.length ? filter.conditions : [{ field: '', op: 'EQUAL', text: '' }]).map(conditionRow);
+  const order = filter.orderBy || { field: '', direction: 'ASCENDING' };
+  const form = html`<form class="filter" data-filter-form><div data-conditions>${conditions}</div>
+    <div class="condition"><button type="button" data-add-condition title="Every condition must hold">+ Condition</button>
+    <input name="orderBy" placeholder="order by field" aria-label="Order by field" value="${order.field}">
+    <select name="direction" aria-label="Order direction">${[['ASCENDING', 'asc'], ['DESCENDING', 'desc']].map(([value, label]) =>
+    html`<option value="${value}" ${html.raw(value === order.direction ? 'selected' : '')}>${label}</option>`)}</select></div>
+    <div class="condition"><button type="submit">Filter</button>${state.filter ? html`<button type="button" data-clear-filter>Clear</button>` : html``}</div></form>`;
   const empty = state.filter ? 'No document matches the filter.' : 'No documents. Add one.';
   return html`<section class="column" data-column="documents"><header><h2 title="${name}">${name}</h2>
     <button type="button" data-add-document>Add document</button>
     <button type="button" class="danger" data-delete-collection title="Delete every document of this collection and their subcollections">Delete</button></header>
     ${form}${items.length ? html`<ul class="list">${items}</ul>${more}` : html`<p class="empty">${empty}</p>`}</section>`;
+}
+
+/** One condition of the filter form. */
+function conditionRow(condition) {
+  const options = operators.map(([label, op]) => html`<option value="${op}" ${html.raw(op === condition.op ? 'selected' : '')}>${label}</option>`);
+  return html`<div class="condition"><input name="field" placeholder="field" aria-label="Filter field" value="${condition.field}">
+    <select name="op" aria-label="Filter operator">${options}</select>
+    <input name="text" placeholder="value (JSON)" aria-label="Filter value" value="${condition.text}">
+    <button type="button" class="ghost" data-remove-condition aria-label="Remove this condition" title="Remove this condition">×</button></div>`;
 }
 
 function columnDocument(state) {
@@ -145,7 +182,7 @@ function columnDocument(state) {
 }
 
 function breadcrumb(segments) {
-  const links = [html`<a href="#/firestore">(default)</a>`];
+  const links = [html`<a href="${route([])}">${databaseID}</a>`];
   segments.forEach((segment, index) => links.push(html` / <a href="${route(segments.slice(0, index + 1))}">${segment}</a>`));
   return html`<nav aria-label="Path" class="mono">${links}</nav>`;
 }
@@ -187,8 +224,15 @@ async function refresh(main, { force = false } = {}) {
 async function act(main, target) {
   const state = view.state;
   const documentPath = state.segments.join('/');
-  if (target.dataset.clearFilter !== undefined) {
-    filters.delete(state.collection.join('/'));
+  if (target.dataset.addCondition !== undefined) {
+    target.closest('form').querySelector('[data-conditions]').insertAdjacentHTML('beforeend', conditionRow({ field: '', op: 'EQUAL', text: '' }).__html);
+    target.closest('form').querySelector('[data-conditions] .condition:last-child input').focus();
+  } else if (target.dataset.removeCondition !== undefined) {
+    const rows = target.closest('[data-conditions]');
+    target.closest('.condition').remove();
+    if (!rows.children.length) rows.insertAdjacentHTML('beforeend', conditionRow({ field: '', op: 'EQUAL', text: '' }).__html);
+  } else if (target.dataset.clearFilter !== undefined) {
+    filters.delete(filterKey(state.collection));
     view.state.tokens = null;
     await refresh(main, { force: true });
   } else if (target.dataset.more !== undefined) {
@@ -252,25 +296,31 @@ async function deleteCollection(path) {
 }
 
 /** Renders the data browser for the path in `args` into `main`. */
-export async function render(main, args) {
+export async function render(main, args, params) {
   leave();
+  databaseID = params?.get('database') || defaultDatabase;
   view = { segments: args, state: null, text: null };
-  main.innerHTML = html`<h1>Firestore</h1><div class="toolbar"><span class="grow">${breadcrumb(args)}</span>
+  main.innerHTML = html`<h1>Firestore</h1><div class="toolbar">
+    <label class="inline">Database <select data-database aria-label="Database"><option>${databaseID}</option></select></label>
+    <span class="grow">${breadcrumb(args)}</span>
     <button type="button" class="danger" data-clear-all>Clear all data</button></div>
     <div class="columns" data-columns><p class="empty">Loading…</p></div>`.__html;
   main.querySelector('[data-clear-all]').addEventListener('click', async () => {
-    if (!confirm('Delete every document of every collection of this database?')) return;
+    if (!confirm(`Delete every document of every collection of database ${databaseID}?`)) return;
     await call('firestore', `/emulator/v1/${documentsRoot()}`, { method: 'DELETE' });
     toast('All documents deleted.');
-    location.hash = '#/firestore';
+    location.hash = route([]);
     await refresh(main, { force: true });
   });
   main.querySelector('[data-columns]').addEventListener('submit', async (event) => {
     if (!event.target.matches('[data-filter-form]')) return;
     event.preventDefault();
-    const values = Object.fromEntries(new FormData(event.target).entries());
-    const collection = view.state.collection.join('/');
-    if (values.field.trim()) filters.set(collection, { field: values.field.trim(), op: values.op, text: values.text });
+    const form = new FormData(event.target);
+    const [fields, ops, texts] = ['field', 'op', 'text'].map((name) => form.getAll(name));
+    const conditions = fields.map((field, index) => ({ field: field.trim(), op: ops[index], text: texts[index] })).filter((c) => c.field);
+    const orderBy = form.get('orderBy').trim() ? { field: form.get('orderBy').trim(), direction: form.get('direction') } : null;
+    const collection = filterKey(view.state.collection);
+    if (conditions.length || orderBy) filters.set(collection, { conditions, orderBy });
     else filters.delete(collection);
     view.state.tokens = null;
     try {
@@ -289,8 +339,32 @@ export async function render(main, args) {
       toast(error.message, true);
     }
   });
+  pickDatabase(main.querySelector('[data-database]'));
   await refresh(main, { force: true });
   stop = refreshEvery(refreshInterval, () => refresh(main));
+}
+
+/** Fills the database picker (the ones there are, the one shown, and another by name) and follows it. */
+function pickDatabase(select) {
+  const other = '*other';
+  databaseIDs().then((ids) => {
+    if (!ids.includes(databaseID)) ids.push(databaseID);
+    select.innerHTML = html`${ids.map((id) => html`<option value="${id}" ${html.raw(id === databaseID ? 'selected' : '')}>${id}</option>`)}
+      <option value="${other}">Another database…</option>`.__html;
+  }).catch(() => {});
+  select.addEventListener('change', async () => {
+    let id = select.value;
+    if (id === other) {
+      const values = await dialog('Open a database', html`<label for="db-id">Database ID</label>
+        <input id="db-id" name="id" required placeholder="my-database">
+        <p class="muted">A named database exists once something is written to it, as it does for your app's clients.</p>`,
+      { submit: 'Open', validate: (v) => (/^[a-z][a-z0-9-]{2,61}[a-z0-9]$/.test(v.id) ? null
+        : 'A database ID is 4 to 63 lowercase letters, digits and hyphens, starting with a letter and ending with a letter or digit.') });
+      if (!values) { select.value = databaseID; return; }
+      id = values.id;
+    }
+    location.hash = route([], id);
+  });
 }
 
 /** Stops reading the open level again. */

@@ -1,5 +1,5 @@
-// Overview: every emulator of the suite with its address and its page; export the data to a folder, and
-// take, restore and delete checkpoints (the hub's).
+// Overview: every emulator of the suite with its address and its page; export the data to a folder, import
+// an export into the running suite, and take, restore and delete checkpoints (the hub's).
 import { call, currentConfig, html, toast } from './api.js';
 
 const emulators = [
@@ -37,20 +37,36 @@ export async function render(main) {
     <div class="cards wide">
       <section class="card"><h2>Export</h2>
         <p class="muted">Writes every emulator's data to a folder in the official layout, for <span class="mono">hearth start --import</span>.</p>
-        <form class="toolbar" data-export><input name="path" class="grow" required placeholder="/path/to/export" aria-label="Export folder">
+        <form class="toolbar" data-transfer="export"><input name="path" class="grow" required placeholder="/path/to/export" aria-label="Export folder">
         <button class="primary">Export</button></form></section>
+      <section class="card"><h2>Import</h2>
+        <p class="muted">Reads an export folder into the running emulators: its users, Firestore databases and Realtime Database
+        namespaces replace the ones there; its Storage files are added.</p>
+        <form class="toolbar" data-transfer="import"><input name="path" class="grow" required placeholder="/path/to/export" aria-label="Import folder">
+        <button class="primary">Import</button></form></section>
       <section class="card"><h2>Checkpoints</h2>
         <form class="toolbar" data-checkpoint><input name="name" class="grow" required placeholder="checkpoint name" aria-label="Checkpoint name" pattern="[A-Za-z0-9_.\\-]+">
         <button class="primary">Take checkpoint</button></form>
         <div data-checkpoints><p class="empty">Loading…</p></div></section>
     </div>`.__html;
-  main.querySelector('[data-export]').addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const path = new FormData(event.target).get('path');
-    const response = await fetch('/api/export', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path }) });
-    const answer = await response.json().catch(() => ({}));
-    toast(response.ok ? `Exported to ${path}.` : answer.message || `Export failed (${response.status}).`, !response.ok);
-  });
+  for (const form of main.querySelectorAll('[data-transfer]')) {
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const kind = form.dataset.transfer;
+      const path = new FormData(form).get('path');
+      if (kind === 'import' && !confirm(`Import ${path}? The data it holds replaces what the emulators have now.`)) return;
+      const button = form.querySelector('button');
+      button.disabled = true;
+      try {
+        const response = await fetch(`/api/${kind}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path }) });
+        const answer = await response.json().catch(() => ({}));
+        const done = kind === 'export' ? `Exported to ${path}.` : `Imported ${path}.`;
+        toast(response.ok ? done : answer.message || `The ${kind} failed (${response.status}).`, !response.ok);
+      } finally {
+        button.disabled = false;
+      }
+    });
+  }
   if (!config.hub) {
     main.querySelector('[data-checkpoints]').innerHTML = html`<p class="empty">The hub is not running.</p>`.__html;
     return;

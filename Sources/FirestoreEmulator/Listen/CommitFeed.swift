@@ -115,6 +115,11 @@ final class CommitFeed: Sendable {
         }
     }
 
+    /// Whether `database` has a subscriber now (a commit nobody follows need not be described).
+    func hasSubscribers(_ database: DatabaseName) -> Bool {
+        subscribers.withLock { !($0[database]?.isEmpty ?? true) }
+    }
+
     /// Runs `action` once every commit published before the call has been handed out to its subscribers.
     func afterPublished(_ action: @escaping @Sendable () -> Void) {
         delivery.async(execute: action)

@@ -65,3 +65,22 @@ extension FirestoreREST {
         return .json(JSONValue(encodable: report.json))
     }
 }
+
+extension FirestoreREST {
+    /// `GET /v1/projects/{p}/databases` (the Firestore Admin API's ListDatabases, for the administrator only):
+    /// `(default)` and every other database of the project that holds documents, as production lists the
+    /// databases created — here a database exists once something is written to it.
+    func listDatabases(_ project: String, _ call: RESTCall) throws(FirestoreError) -> JSONValue {
+        guard call.context.credential == .owner else {
+            throw FirestoreError(.permissionDenied, "The caller does not have permission")
+        }
+        var names = store.snapshot(project: project).map(\.name.database)
+        if !names.contains(DatabaseName.defaultDatabase) { names.insert(DatabaseName.defaultDatabase, at: 0) }
+        return ["databases": .array(names.map { name in
+            [
+                "name": .string("projects/\(project)/databases/\(name)"), "type": "FIRESTORE_NATIVE",
+                "concurrencyMode": "PESSIMISTIC",
+            ]
+        })]
+    }
+}

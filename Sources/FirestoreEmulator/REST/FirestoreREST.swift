@@ -73,6 +73,7 @@ struct FirestoreREST: Sendable {
         case .deleteDocument(let database, let path): return try deleteDocument(database, path, call)
         case .database(let database, let method): return try run(method, database, call)
         case .parent(let database, let parent, let method): return try run(method, database, parent, call)
+        case .listDatabases(let project): return try listDatabases(project, call)
         case .clear, .securityRules, .ruleCoverage, .export:
             throw FirestoreError(.internal, "\(route) is an emulator endpoint, not a REST method.")
         }

@@ -19,6 +19,8 @@ enum RESTRoute: Equatable {
     case database(DatabaseName, DatabaseMethod)
     /// `POST /v1/{parent}:<method>`: RunQuery, RunAggregationQuery, PartitionQuery, ListCollectionIds.
     case parent(DatabaseName, DocumentPath, ParentMethod)
+    /// `GET /v1/projects/{p}/databases`: the Firestore Admin API's ListDatabases.
+    case listDatabases(project: String)
     /// `DELETE /emulator/v1/projects/{p}/databases/{d}/documents` (emulator only).
     case clear(DatabaseName)
     /// `PUT /emulator/v1/projects/{p}:securityRules` (emulator only).
@@ -56,6 +58,9 @@ enum RESTRoute: Equatable {
     }
 
     private static func v1(_ method: HTTPRequest.Method, _ segments: [String]) throws(FirestoreError) -> RESTRoute {
+        if method == .get, segments.count == 3, segments[0] == "projects", segments[2] == "databases" {
+            return .listDatabases(project: segments[1])
+        }
         guard segments.count >= 5, segments[0] == "projects", segments[2] == "databases" else {
             throw FirestoreError(.notFound, "Not found: /v1/\(segments.joined(separator: "/"))")
         }

@@ -246,10 +246,12 @@ final class FirestoreStore: Sendable {
         }
     }
 
-    /// Replaces every document of each database in `databases` with the ones given (an import, before
-    /// clients connect: listeners are not told), all created and updated at one new commit time; other
-    /// databases stay as they are.
+    /// Replaces every document of each database in `databases` with the ones given (an import), all created
+    /// and updated at one new commit time; other databases stay as they are. Listeners get the documents that
+    /// change (every one the database held or now holds) as that commit; open transactions on those databases
+    /// end.
     func replace(_ databases: [DatabaseName: [(path: DocumentPath, fields: [String: FirestoreValue])]]) throws(FirestoreError) {
+        feed.waitForRoom()
         try state.withLock { (state: inout State) throws(FirestoreError) in
             let time = Self.advance(&state, to: clock.now(), strictly: true)
             func document(_ entry: (path: DocumentPath, fields: [String: FirestoreValue])) -> Document {
@@ -267,8 +269,14 @@ final class FirestoreStore: Sendable {
                 for entry in documents {
                     database.record(document(entry), at: entry.path, time: time, horizon: time)
                 }
+                let previous = state.databases[name]
                 state.databases[name] = database
                 state.transactions = state.transactions.filter { $0.value.database != name }
+                // Only described for listeners there are: an import at start-up has none.
+                if let previous, feed.hasSubscribers(name) {
+                    let changes = previous.differences(to: database)
+                    if !changes.isEmpty { feed.publish(CommitFeed.Entry(commitTime: time, changes: changes), to: name) }
+                }
             }
             state.log.forget()
         }

@@ -1,8 +1,17 @@
 import EmulatorCore
 import Foundation
 
+/// An export or an import ready to run.
+public protocol DataJob: Sendable {
+    /// What it has moved so far.
+    var transfer: DataTransfer { get }
+    /// Moves the data.
+    func run() async throws
+}
+
 /// One import or export of the suite as it runs: what each emulator has moved so far, for a progress line
 /// while it lasts and a summary at the end.
+
 public final class DataTransfer: Sendable {
     /// Import or export.
     public enum Direction: Sendable {

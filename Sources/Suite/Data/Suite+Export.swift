@@ -20,20 +20,30 @@ extension Suite {
     /// the answer: `OK` and 200 when the export is on disk, the reason and 400 for a target that cannot be
     /// used, the error and 500 for an export that failed.
     func exportRequested(to path: String, only: Set<EmulatorName>? = nil) async -> (message: String, status: Int) {
-        let export: Export
+        await runRequested(announcing: "Received export request. Exporting data to \(path).", failure: "Export failed") {
+            () throws(ExportError) in try export(to: path, only: only)
+        }
+    }
+
+    /// Runs the job `make` gives (a 400 answer with its message if it cannot), telling the developer
+    /// `announcement` first and the job's summary, or `failure` and the error (a 500 answer), last.
+    func runRequested(
+        announcing announcement: String, failure: String, _ make: () throws(ExportError) -> some DataJob
+    ) async -> (message: String, status: Int) {
+        let job: any DataJob
         do {
-            export = try self.export(to: path, only: only)
+            job = try make()
         } catch {
             return (error.message, 400)
         }
-        notify("Received export request. Exporting data to \(path).")
+        notify(announcement)
         do {
-            try await export.run()
+            try await job.run()
         } catch {
-            notify("Export failed: \(error)")
+            notify("\(failure): \(error)")
             return ("\(error)", 500)
         }
-        notify(export.transfer.summary)
+        notify(job.transfer.summary)
         return ("OK", 200)
     }
 
@@ -54,7 +64,7 @@ extension Suite {
     /// An export under way: `run()` writes everything into a staging folder beside the target, syncs it and
     /// swaps it in; if it fails or its task is cancelled, the staging folder is removed and the previous export
     /// stays as it was.
-    public struct Export: Sendable {
+    public struct Export: DataJob {
         let target: ExportTarget
         let parts: [(name: EmulatorName, folder: String, emulator: any DataExporting)]
         /// What has been written so far.

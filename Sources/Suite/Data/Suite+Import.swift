@@ -2,6 +2,15 @@ import EmulatorCore
 import Foundation
 
 extension Suite {
+    /// Imports the export at `path` into the running emulators as the Emulator UI's import asks, telling the
+    /// developer it started and how it ended; answers as `exportRequested` does. An emulator whose part cannot
+    /// be read keeps its data (those before it have taken theirs).
+    func importRequested(from path: String) async -> (message: String, status: Int) {
+        await runRequested(announcing: "Received import request. Importing data from \(path).", failure: "Import failed") {
+            () throws(ExportError) in try importData(from: path)
+        }
+    }
+
     /// Finds what the folder at `path` holds for the suite's emulators, as the official `--import` does: an
     /// export (`firebase-export-metadata.json`), else a production Firestore export (a
     /// `*.overall_export_metadata` file), else a folder of Realtime Database `<namespace>.json` files. Sections
@@ -59,7 +68,7 @@ extension Suite {
 
     /// An import under way: `run()` hands each emulator its folder; each reads and checks all of it before it
     /// changes anything.
-    public struct Import: Sendable {
+    public struct Import: DataJob {
         let parts: [(name: EmulatorName, folder: URL, emulator: any DataExporting)]
         /// What has been read so far.
         public let transfer: DataTransfer
