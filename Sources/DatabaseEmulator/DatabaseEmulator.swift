@@ -23,10 +23,12 @@ public final class DatabaseEmulator: ServedEmulator {
     /// project's default database and of each namespace in `rulesNamespaces`; it is reloaded when it changes.
     /// Throws `DatabaseRulesFileError` if the file cannot be read or does not parse. With `durable`, the
     /// emulator starts with the trees kept there (`DurableStoreError` if they cannot be read) and records every
-    /// write there before acknowledging it.
+    /// write there before acknowledging it. With `strictIndexes`, a REST query ordered by a child or by value
+    /// that its path's `.indexOn` lacks is refused as production refuses it.
     public init(
         projectID: String, host: String = "127.0.0.1", port: Int = DatabaseEmulator.defaultPort,
-        rulesFile: String? = nil, rulesNamespaces: [String] = [], clock: any EmulatorClock = SystemClock(),
+        rulesFile: String? = nil, rulesNamespaces: [String] = [], strictIndexes: Bool = false,
+        clock: any EmulatorClock = SystemClock(),
         logger: Logger = Logger(label: "hearth.database"), durable: (any DurableStore)? = nil,
         requests: RequestLog? = nil
     ) throws {
@@ -37,7 +39,7 @@ public final class DatabaseEmulator: ServedEmulator {
             projectID: projectID, rulesFiles: files, clock: clock, logger: logger, durable: durable, requests: requests)
         self.databases = databases
         let longPolling = LongPollEndpoint(databases: databases)
-        let api = DatabaseAPI(databases: databases, longPolling: longPolling)
+        let api = DatabaseAPI(databases: databases, longPolling: longPolling, strictIndexes: strictIndexes)
         let webSocket = WebSocketEndpoint(databases: databases, access: LocalAccess(boundHost: host), longPolling: longPolling)
         server = EmulatorServer(
             responder: EmulatorResponder { request, context in try await api.handle(request, context: context) },

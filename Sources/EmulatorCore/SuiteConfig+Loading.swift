@@ -39,6 +39,11 @@ extension SuiteConfig {
                 case .bool(true): config.exportOnExit = ""
                 default: config.exportOnExit = config.resolve(try string(value, at: "\(file): exportOnExit"))
                 }
+            case "strictIndexes":
+                guard let strict = value.boolValue else {
+                    throw ConfigError("\(file): strictIndexes: expected a boolean, got \(value.typeName)")
+                }
+                config.strictIndexes = strict
             case "emulators":
                 guard let emulators = value.objectValue else {
                     throw ConfigError("\(file): emulators: expected an object, got \(value.typeName)")
@@ -55,7 +60,8 @@ extension SuiteConfig {
                     config.emulators[emulator] = parsed
                 }
             default:
-                throw ConfigError("\(file): \(key): unknown key (known: projectId, host, emulators, dataDir, import, exportOnExit)")
+                throw ConfigError(
+                    "\(file): \(key): unknown key (known: projectId, host, emulators, dataDir, import, exportOnExit, strictIndexes)")
             }
         }
         return config
@@ -82,6 +88,7 @@ extension SuiteConfig {
             guard let emulator = EmulatorName(rawValue: name), settings.objectValue != nil else { continue }
             var parsed = try emulatorSettings(settings, of: emulator, at: "\(file): emulators.\(name)", strict: false)
             parsed.rules = rulesPath(in: root, for: emulator)
+            if emulator == .firestore { parsed.indexes = firestoreIndexesPath(in: root) }
             if emulator == .storage, parsed.bucket == nil { parsed.bucket = storageBucket(in: root) }
             if emulator == .storage, let targets = root["storage"]?.arrayValue, targets.count > 1 {
                 // Several buckets, each with its rules (`[{"bucket", "rules"}, ...]`).
@@ -125,6 +132,8 @@ extension SuiteConfig {
             case "host": settings.host = try host(member, at: "\(location).host")
             case "rules" where allowed.contains("rules"):
                 settings.rules = try string(member, at: "\(location).rules")
+            case "indexes" where allowed.contains("indexes"):
+                settings.indexes = try string(member, at: "\(location).indexes")
             case "bucket" where allowed.contains("bucket"):
                 settings.bucket = try string(member, at: "\(location).bucket")
             case "maxUploadSize" where allowed.contains("maxUploadSize"):
@@ -159,7 +168,8 @@ extension SuiteConfig {
 
     private static func allowedKeys(for emulator: EmulatorName) -> [String] {
         switch emulator {
-        case .firestore, .database: return ["rules"]
+        case .firestore: return ["rules", "indexes"]
+        case .database: return ["rules"]
         case .storage: return ["rules", "bucket", "buckets", "maxUploadSize"]
         case .ui: return ["enabled"]
         case .auth, .hub: return []
@@ -176,6 +186,11 @@ extension SuiteConfig {
         }
         if let rules = root[product]?["rules"]?.stringValue { return rules }
         return root[product]?.arrayValue?.first?["rules"]?.stringValue
+    }
+
+    /// `firestore.indexes` of a `firebase.json` (or that of its first database's entry).
+    private static func firestoreIndexesPath(in root: [String: JSONValue]) -> String? {
+        root["firestore"]?["indexes"]?.stringValue ?? root["firestore"]?.arrayValue?.first?["indexes"]?.stringValue
     }
 
     private static func storageBucket(in root: [String: JSONValue]) -> String? {

@@ -34,6 +34,10 @@ public struct SuiteConfig: Sendable, Equatable {
     public var sourceFile: String?
     /// Whether the config lets the Emulator UI run (`emulators.ui.enabled`, true unless set to false).
     public var uiEnabled = true
+    /// Whether queries without the index production would need are refused as production refuses them
+    /// (`strictIndexes` in emulator.json, `--strict-indexes`): Firestore's composite indexes, the Realtime
+    /// Database's `.indexOn`.
+    public var strictIndexes = false
     /// Emulators the config file sets up that Hearth does not run (`functions`, `hosting`, ...), sorted: named
     /// once at start rather than ignored in silence.
     public var notEmulated: [String] = []
@@ -83,6 +87,8 @@ public struct EmulatorSettings: Sendable, Equatable {
     public var port: Int?
     /// The rules file, relative to the config file's folder.
     public var rules: String?
+    /// The indexes file (Firestore: a `firestore.indexes.json`), relative to the config file's folder.
+    public var indexes: String?
     /// The default bucket (Storage).
     public var bucket: String?
     /// Buckets with rules of their own, bucket → rules file (Storage: `buckets` in emulator.json, the

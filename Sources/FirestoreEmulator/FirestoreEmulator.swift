@@ -1,5 +1,6 @@
 import EmulatorCore
 import EmulatorHTTP
+import Foundation
 import Logging
 import SecurityRules
 
@@ -14,6 +15,8 @@ public final class FirestoreEmulator: ServedEmulator {
     public let projectID: String
     let store: FirestoreStore
     let rules: FirestoreRules
+    /// The indexes queries are checked against.
+    let indexes: FirestoreIndexes
     /// The web SDK's streams over WebChannel.
     let webChannel: WebChannelEndpoint
     /// The HTTP server the emulator listens with.
@@ -23,21 +26,27 @@ public final class FirestoreEmulator: ServedEmulator {
     /// `projectID`'s rules and reloaded when it changes; projects without rules are open. With `durable`, the
     /// emulator starts with the documents kept there and writes every change there before acknowledging it.
     /// With `requests`, every rules decision is recorded there (the Emulator UI's Requests page).
+    /// `indexesFile` (a `firestore.indexes.json`, optional) declares `projectID`'s indexes and is reloaded
+    /// when it changes; with `strictIndexes`, a query whose index is missing is refused as production
+    /// refuses it (see `FirestoreIndexes`), and an indexes file that cannot be read is an error (a warning
+    /// otherwise).
     public convenience init(
         projectID: String, host: String = "127.0.0.1", port: Int = FirestoreEmulator.defaultPort,
-        rulesFile: String? = nil, clock: any EmulatorClock = SystemClock(),
-        logger: Logger = Logger(label: "hearth.firestore"), durable: (any DurableStore)? = nil,
-        requests: RequestLog? = nil
+        rulesFile: String? = nil, indexesFile: String? = nil, strictIndexes: Bool = false,
+        clock: any EmulatorClock = SystemClock(), logger: Logger = Logger(label: "hearth.firestore"),
+        durable: (any DurableStore)? = nil, requests: RequestLog? = nil
     ) throws {
         try self.init(
-            projectID: projectID, host: host, port: port, rulesFile: rulesFile, clock: clock, logger: logger,
-            durable: durable, requests: requests, grpcResponder: { service in FirestoreGRPCService(service: service) })
+            projectID: projectID, host: host, port: port, rulesFile: rulesFile, indexesFile: indexesFile,
+            strictIndexes: strictIndexes, clock: clock, logger: logger, durable: durable, requests: requests,
+            grpcResponder: { service in FirestoreGRPCService(service: service) })
     }
 
     /// The emulator serving `grpcResponder(service)`'s calls over gRPC on its port.
     init(
         projectID: String, host: String = "127.0.0.1", port: Int = FirestoreEmulator.defaultPort,
-        rulesFile: String? = nil, clock: any EmulatorClock = SystemClock(),
+        rulesFile: String? = nil, indexesFile: String? = nil, strictIndexes: Bool = false,
+        clock: any EmulatorClock = SystemClock(),
         logger: Logger = Logger(label: "hearth.firestore"), durable: (any DurableStore)? = nil,
         requests: RequestLog? = nil, grpcResponder: (FirestoreService) -> any ImmediateGRPCResponder
     ) throws {
@@ -57,7 +66,17 @@ public final class FirestoreEmulator: ServedEmulator {
             }
         }
         try rules.restoreKept()
-        let service = FirestoreService(store: store, rules: rules, clock: clock)
+        self.indexes = FirestoreIndexes(strict: strictIndexes, logger: logger)
+        if let indexesFile {
+            do {
+                try indexes.watch(file: indexesFile, project: projectID)
+            } catch {
+                // Queries are only reported outside strict mode: a broken file must not stop what works today.
+                if strictIndexes { throw error }
+                logger.warning("\(error.message); queries are checked against the automatic indexes only")
+            }
+        }
+        let service = FirestoreService(store: store, rules: rules, clock: clock, indexes: indexes)
         let rest = FirestoreREST(service: service)
         let webChannel = WebChannelEndpoint(service: FirestoreGRPCService(service: service))
         self.webChannel = webChannel
@@ -72,11 +91,26 @@ public final class FirestoreEmulator: ServedEmulator {
             http2: GRPCEndpoint(responder: grpcResponder(service)), immediate: rest)
     }
 
-    /// Stops watching the rules file, ends the web SDK's sessions, then stops listening.
+    /// Stops watching the rules and indexes files, ends the web SDK's sessions, then stops listening.
     public func stop() async {
         rules.stopWatching()
+        indexes.stopWatching()
         webChannel.closeAll()
         await server.stop()
+    }
+
+    /// The indexes queries of the project needed and the indexes file did not declare, as the
+    /// `firestore.indexes.json` entries that declare them; `nil` when none was missing.
+    public var missingIndexes: String? {
+        let missing = indexes.missing(project: projectID)
+        guard missing["indexes"]?.arrayValue?.isEmpty == false || missing["fieldOverrides"]?.arrayValue?.isEmpty == false else {
+            return nil
+        }
+        let text = missing.serialized()
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
+            let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        else { return text }
+        return String(decoding: pretty, as: UTF8.self)
     }
 
     /// Deletes every document of the default database of `project` (of `projectID` when `nil`).

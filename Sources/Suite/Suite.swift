@@ -75,7 +75,8 @@ public final class Suite: Sendable {
             let address = config.address(of: .firestore)
             firestore = try FirestoreEmulator(
                 projectID: config.projectID, host: address.host, port: address.port,
-                rulesFile: settings.rules.map(config.resolve), logger: logger, durable: dataDirectory, requests: requests)
+                rulesFile: settings.rules.map(config.resolve), indexesFile: settings.indexes.map(config.resolve),
+                strictIndexes: config.strictIndexes, logger: logger, durable: dataDirectory, requests: requests)
         } else {
             firestore = nil
         }
@@ -83,7 +84,8 @@ public final class Suite: Sendable {
             let address = config.address(of: .database)
             database = try DatabaseEmulator(
                 projectID: config.projectID, host: address.host, port: address.port,
-                rulesFile: settings.rules.map(config.resolve), logger: logger, durable: dataDirectory, requests: requests)
+                rulesFile: settings.rules.map(config.resolve), strictIndexes: config.strictIndexes, logger: logger,
+                durable: dataDirectory, requests: requests)
         } else {
             database = nil
         }
@@ -215,8 +217,13 @@ public final class Suite: Sendable {
         output(source.map { "\($0.rawValue): \(message)" } ?? message)
     }
 
-    /// Stops everything that was started, in parallel. Safe to call more than once.
+    /// Stops everything that was started, in parallel, after naming the indexes queries needed and did not
+    /// have (ready to paste into `firestore.indexes.json`). Safe to call more than once.
     public func stop() async {
+        if let missing = firestore?.missingIndexes, started.withLock({ !$0.isEmpty }) {
+            notify("Queries needed indexes that firestore.indexes.json does not declare (production refuses such queries). "
+                + "Add these entries to it:\n\(missing)", from: .firestore)
+        }
         let toStop = started.withLock { started -> [any EmulatorLifecycle] in
             defer { started = [:] }
             return Array(started.values)

@@ -42,6 +42,13 @@ struct SuiteOptions: ParsableArguments {
     @Flag(name: .customLong("export-on-exit-to-import"), help: .hidden)
     var exportOnExitToImport = false
 
+    @Flag(
+        name: .customLong("strict-indexes"),
+        help: ArgumentHelp(
+            "Refuse queries production would refuse for a missing index: a Firestore composite index "
+                + "(firestore.indexes.json) or a Realtime Database .indexOn, with production's errors."))
+    var strictIndexes = false
+
     @Flag(name: .long, help: "Log each request and more detail to standard error.")
     var verbose = false
 
@@ -51,6 +58,7 @@ struct SuiteOptions: ParsableArguments {
         var config = try projectOptions.loadConfig()
         try config.apply(only: only.isEmpty ? nil : only, project: projectOptions.project, host: host, ports: port, ui: ui)
         if let dataDirectory { config.dataDirectory = dataDirectory }
+        if strictIndexes { config.strictIndexes = true }
         return config
     }
 

@@ -69,6 +69,21 @@ import Testing
         #expect(firebase.emulators[.storage]?.bucketRules == ["a": "a.rules", "b": "b.rules"])
     }
 
+    @Test func indexesFilesAndStrictIndexesAreRead() throws {
+        let ours = try write(
+            "emulator.json", #"{"strictIndexes":true,"emulators":{"firestore":{"rules":"f.rules","indexes":"firestore.indexes.json"}}}"#)
+        let config = try SuiteConfig.load(directory: ours)
+        #expect(config.strictIndexes)
+        #expect(config.emulators[.firestore]?.indexes == "firestore.indexes.json")
+        #expect(try SuiteConfig.load(directory: try write("emulator.json", "{}")).strictIndexes == false)
+        #expect(throws: ConfigError("emulator.json: strictIndexes: expected a boolean, got string")) {
+            try SuiteConfig.load(directory: try write("emulator.json", #"{"strictIndexes":"yes"}"#))
+        }
+        let theirs = try write(
+            "firebase.json", #"{"firestore":{"rules":"firestore.rules","indexes":"firestore.indexes.json"},"emulators":{"firestore":{}}}"#)
+        #expect(try SuiteConfig.load(directory: theirs).emulators[.firestore]?.indexes == "firestore.indexes.json")
+    }
+
     @Test func firebaseJSONFallbackIgnoresOtherProducts() throws {
         let folder = try write(
             "firebase.json", #"{"hosting":{},"emulators":{"auth":{"port":9111},"functions":{"port":5001},"ui":{"enabled":true}}}"#)

@@ -1,3 +1,4 @@
+import DatabaseRules
 import DatabaseTree
 import EmulatorCore
 import EmulatorHTTP
@@ -79,6 +80,9 @@ extension DatabaseAPI {
             throw Failure(400, "Mixing 'shallow' and querying parameters is not supported")
         }
         let query = shallow ? nil : try Self.query(fields)
+        if strictIndexes, let query, let missing = Self.missingIndex(of: query, at: path, in: database) {
+            throw Failure(400, "Index not defined, add \".indexOn\": \"\(missing)\", for path \"\(path)\", to the rules")
+        }
         let node = try database.read(path, query: query ?? .all, auth: auth)
         let etag = Database.etag(of: node)
         if let ifNoneMatch = request.headers[.ifNoneMatch], ifNoneMatch == etag {
@@ -93,6 +97,18 @@ extension DatabaseAPI {
         }
         let sendETag = wantsETag || request.headers[.ifNoneMatch] != nil
         return Self.body(value, fields: fields, headers: sendETag ? [.eTag: etag] : [:])
+    }
+
+    /// The `.indexOn` entry a query ordered by a child (or by value: `.value`) needs at `path` and the rules
+    /// lack; `nil` when it has its index or needs none.
+    static func missingIndex(of query: DatabaseQuery, at path: DatabasePath, in database: Database) -> String? {
+        let needed: String
+        switch query.index {
+        case .child(let child): needed = child.wire
+        case .value: needed = ".value"
+        case .key, .priority: return nil
+        }
+        return database.rules.indexOn(path).contains(needed) ? nil : needed
     }
 
     /// The query of a REST request, if it has query parameters.

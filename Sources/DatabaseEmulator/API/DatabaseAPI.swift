@@ -14,6 +14,9 @@ struct DatabaseAPI: Sendable {
     let databases: Databases
     /// The wire protocol over long polling (`/.lp`).
     let longPolling: LongPollEndpoint
+    /// Whether a REST query ordered by a child or by value without its `.indexOn` is refused, as production
+    /// refuses it (otherwise it runs, as in the official emulator).
+    var strictIndexes = false
     let pushIDs = PushIDGenerator()
 
     /// The largest body a write may carry (production's REST limit: 256 MB).

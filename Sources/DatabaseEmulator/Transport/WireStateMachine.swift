@@ -135,6 +135,9 @@ struct WireStateMachine: Sendable {
             if case .child(let child) = query.index, !indexOn.contains(child.wire) {
                 return [Self.respond(request, data: ["w": ["no_index"]])]
             }
+            if case .value = query.index, !indexOn.contains(".value") {
+                return [Self.respond(request, data: ["w": ["no_index"]])]
+            }
             return [Self.respond(request, data: .object([:]))]
         case (.write(let request, _, _, _), .success(.done)):
             return [Self.respond(request)]

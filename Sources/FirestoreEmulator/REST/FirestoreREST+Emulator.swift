@@ -3,7 +3,9 @@ import EmulatorHTTP
 import Hummingbird
 import SecurityRules
 
-/// The emulator-only endpoints (not in production): loading rules per project and the coverage report.
+/// The emulator-only endpoints (not in production): loading rules per project, the coverage report, and
+/// the indexes queries needed and lacked (`GET /emulator/v1/projects/{p}:missingIndexes`, in
+/// `firestore.indexes.json`'s shape).
 extension FirestoreREST {
     /// `PUT /emulator/v1/projects/{p}:securityRules` with `{"rules":{"files":[{"name","content"}]}}`: compiles
     /// and loads the project's rules; answers `{"issues":[...]}`. Rules with errors are refused (400) and

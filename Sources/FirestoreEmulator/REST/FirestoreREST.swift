@@ -56,6 +56,7 @@ struct FirestoreREST: Sendable {
         case .securityRules(let project): return .json(try setSecurityRules(project, call))
         case .ruleCoverage(let project, let html): return ruleCoverage(project, html: html)
         case .export(let project): return .json(try await export(project, call))
+        case .missingIndexes(let project): return .json(service.indexes.missing(project: project))
         case .database(let database, .commit): return .json(try await commitWaiting(database, call))
         default: return .json(try run(route, call))
         }
@@ -74,7 +75,7 @@ struct FirestoreREST: Sendable {
         case .database(let database, let method): return try run(method, database, call)
         case .parent(let database, let parent, let method): return try run(method, database, parent, call)
         case .listDatabases(let project): return try listDatabases(project, call)
-        case .clear, .securityRules, .ruleCoverage, .export:
+        case .clear, .securityRules, .ruleCoverage, .export, .missingIndexes:
             throw FirestoreError(.internal, "\(route) is an emulator endpoint, not a REST method.")
         }
     }

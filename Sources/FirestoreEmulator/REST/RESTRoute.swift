@@ -29,6 +29,8 @@ enum RESTRoute: Equatable {
     case ruleCoverage(project: String, html: Bool)
     /// `POST /emulator/v1/projects/{p}:export` (emulator only).
     case export(project: String)
+    /// `GET /emulator/v1/projects/{p}:missingIndexes` (emulator only).
+    case missingIndexes(project: String)
 
     /// Methods on the documents root.
     enum DatabaseMethod: String, CaseIterable {
@@ -122,6 +124,7 @@ enum RESTRoute: Equatable {
             case (.get, "ruleCoverage"): return .ruleCoverage(project: parts[0], html: false)
             case (.get, "ruleCoverage.html"): return .ruleCoverage(project: parts[0], html: true)
             case (.post, "export"): return .export(project: parts[0])
+            case (.get, "missingIndexes"): return .missingIndexes(project: parts[0])
             default: return nil
             }
         }

@@ -14,6 +14,8 @@ struct FirestoreService: Sendable {
     let rules: FirestoreRules
     /// Where request and commit times come from.
     let clock: any EmulatorClock
+    /// The indexes queries are checked against before they run.
+    var indexes = FirestoreIndexes()
 
     /// The store's commits, in order, for listeners.
     var feed: CommitFeed { store.feed }
