@@ -25,7 +25,7 @@ import Testing
              "distanceMeasure": "\(measure)", "limit": \(limit), "distanceResultField": "d"\(extra)}}
             """)
         let documents = vectors.map { F.document("c/\($0.key)", ["v": Self.vector($0.value)]) }
-        return parsed.run(over: documents, in: F.database, candidatesInNameOrder: false).map { document in
+        return parsed.run(over: documents, in: F.database, candidatesInOrder: false).map { document in
             guard case .double(let distance)? = document.fields["d"] else { return (document.path.segments.last!, .nan) }
             return (document.path.segments.last!, distance)
         }

@@ -19,6 +19,16 @@ extension Aggregation {
         return fields
     }
 
+    /// The results of `aggregations` when every one is a count, over `count` matches; `nil` if one is not.
+    static func counts(_ aggregations: [Aggregation], of count: Int) -> [String: FirestoreValue]? {
+        var fields: [String: FirestoreValue] = [:]
+        for aggregation in aggregations {
+            guard case .count(let upTo) = aggregation.kind else { return nil }
+            fields[aggregation.alias] = .integer(upTo.map { min($0, Int64(count)) } ?? Int64(count))
+        }
+        return fields
+    }
+
     /// The field a sum or average reads.
     var field: FieldPath? {
         switch kind {

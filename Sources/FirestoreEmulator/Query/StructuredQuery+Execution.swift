@@ -35,10 +35,11 @@ extension StructuredQuery {
     /// Runs the query over `candidates` (the documents of the queried collection or collection group, in any
     /// order): filter, normalized order, cursors, offset, limit (or the vector search), then projection.
     ///
-    /// When `candidatesInNameOrder` is true and the order is just `__name__` ascending, documents stream
+    /// When `candidatesInOrder` is true (the candidates come in the query's normalized order: name order for
+    /// a query ordered by name only, a field index's order for one ordered by that field), documents stream
     /// through with no sort and the scan stops at the end cursor or once the limit is reached; otherwise a
     /// limit keeps only the best `offset + limit` documents while scanning instead of sorting every match.
-    func run(over candidates: some Sequence<Document>, in database: DatabaseName, candidatesInNameOrder: Bool)
+    func run(over candidates: some Sequence<Document>, in database: DatabaseName, candidatesInOrder: Bool)
         -> [Document]
     {
         let plan = QueryPlan(self, in: database)
@@ -47,7 +48,7 @@ extension StructuredQuery {
         let results: [Document]
         if let findNearest {
             results = findNearest.nearest(among: plan.ordered(candidates, keepingFirst: nil), in: database)
-        } else if candidatesInNameOrder, plan.order == [QueryOrder(field: .documentName)] {
+        } else if candidatesInOrder {
             results = plan.stream(candidates, skipping: skipped, keeping: kept)
         } else {
             var count: Int?

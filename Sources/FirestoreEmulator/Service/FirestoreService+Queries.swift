@@ -34,6 +34,10 @@ extension FirestoreService {
         let (fields, stamp) = try store.read(request.database, consistency: request.consistency) {
             (view: inout DatabaseView) throws(FirestoreError) -> [String: FirestoreValue] in
             try rules.authorizeQuery(aggregation.query, credential: context.credential, view: view, time: context.now)
+            // Counts a field index covers are counted on it, no document read.
+            if let count = view.indexedCount(of: aggregation.query), let fields = Aggregation.counts(aggregation.aggregations, of: count) {
+                return fields
+            }
             return Aggregation.evaluate(aggregation.aggregations, over: view.run(aggregation.query))
         }
         return AggregationResult(fields: fields, readTime: stamp.readTime, transaction: stamp.transaction)

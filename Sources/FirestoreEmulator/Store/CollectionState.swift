@@ -10,6 +10,10 @@ struct CollectionState: Sendable {
     /// Set anew, unique in the process, whenever a document of the collection changes: two states of a
     /// collection (a checkpoint's and now) with one revision hold the same documents.
     var revision: UInt64 = 0
+    /// How many of `entries` exist now (the others are recent deletes).
+    var existingCount = 0
+    /// The single-field indexes built for queries, by field (see `FieldIndex`).
+    var fieldIndexes: [FieldPath: FieldIndex] = [:]
 
     /// Whether the collection holds nothing at all.
     var isEmpty: Bool { ids.count == 0 }

@@ -95,11 +95,14 @@ final class DatabaseState {
         if collections[collectionPath] == nil { register(collectionPath) }
         let before = Self.record(document, id: id, time: time, horizon: horizon, in: &collections[collectionPath]!)
         collections[collectionPath]!.revision = Self.revisions.add(1, ordering: .relaxed).newValue
+        collections[collectionPath]!.reindexFields(of: id, from: before, to: document)
         switch (before, document) {
         case (nil, .some):
+            collections[collectionPath]!.existingCount += 1
             documentCount += 1
             adjustAncestors(of: path, by: 1)
         case (.some, nil):
+            collections[collectionPath]!.existingCount -= 1
             documentCount -= 1
             adjustAncestors(of: path, by: -1)
             tombstones.append((time, path))
@@ -131,9 +134,11 @@ final class DatabaseState {
                 guard collection.entries[id] == nil else { continue }
                 collection.entries[id] = DocumentEntry(time: document.updateTime, document: document)
                 collection.ids.insert(id)
+                collection.reindexFields(of: id, from: nil, to: document)
                 added += 1
             }
             collection.revision = Self.revisions.add(1, ordering: .relaxed).newValue
+            collection.existingCount += added
             collections[parent] = collection
             documentCount += added
             if added > 0 { adjustAncestors(of: first, by: added) }
@@ -183,6 +188,31 @@ final class DatabaseState {
             if collection?.entries[id]?.current != nil { return (id, true) }
             return (collection?.descendants[id] ?? 0) > 0 ? (id, false) : nil
         }
+    }
+
+    /// How many documents the collection at `collectionPath` holds now.
+    func existingCount(in collectionPath: DocumentPath) -> Int {
+        collections[collectionPath]?.existingCount ?? 0
+    }
+
+    /// The single-field index of `field` in the collection at `collectionPath`, built now (in O(n log n))
+    /// if the collection has none yet and holds at least `minimumCount` documents; `nil` otherwise. Once
+    /// built, every write keeps it current.
+    func fieldIndex(_ field: FieldPath, in collectionPath: DocumentPath, minimumCount: Int) -> FieldIndex? {
+        guard let collection = collections[collectionPath] else { return nil }
+        if let index = collection.fieldIndexes[field] { return index }
+        guard collection.entries.count >= minimumCount else { return nil }
+        var entries: [IndexEntry] = []
+        entries.reserveCapacity(collection.entries.count)
+        for (id, entry) in collection.entries {
+            if let document = entry.current, let value = FirestoreValue.value(at: field, in: document.fields) {
+                entries.append(IndexEntry(value: value, id: id))
+            }
+        }
+        entries.sort(by: IndexEntryOrder.precedes)
+        let index = FieldIndex(sorted: entries)
+        collections[collectionPath]!.fieldIndexes[field] = index
+        return index
     }
 
     /// The paths of collections named `collectionID` at or below `parent` (the root: everywhere); every

@@ -17,13 +17,23 @@ struct DatabaseView {
 
     /// Whether reads are recorded (inside a read-write transaction).
     let records: Bool
+    /// The fewest documents a collection holds for a query to build a field index there: below it a scan
+    /// costs less than the index's memory is worth.
+    let indexThreshold: Int
+
+    /// The default `indexThreshold`.
+    static let defaultIndexThreshold = 1_000
 
     /// A view of `state` at `readTime`, with `overlay` laid over it; `records` keeps what is read.
-    init(state: DatabaseState, readTime: Timestamp?, overlay: [DocumentPath: Document?] = [:], records: Bool = false) {
+    init(
+        state: DatabaseState, readTime: Timestamp?, overlay: [DocumentPath: Document?] = [:], records: Bool = false,
+        indexThreshold: Int = DatabaseView.defaultIndexThreshold
+    ) {
         self.state = state
         self.readTime = readTime
         self.overlay = overlay
         self.records = records
+        self.indexThreshold = indexThreshold
     }
 
     /// The database's name.
@@ -52,14 +62,16 @@ struct DatabaseView {
             let candidates = state.collectionGroup(query.collectionID, under: query.parent).lazy.flatMap {
                 state.unorderedDocuments(in: $0, at: readTime)
             }
-            results = query.run(over: candidates, in: name, candidatesInNameOrder: false)
+            results = query.run(over: candidates, in: name, candidatesInOrder: false)
+        } else if readTime == nil, query.findNearest == nil, let (candidates, inOrder) = indexedCandidates(of: query) {
+            results = query.run(over: candidates, in: name, candidatesInOrder: inOrder)
         } else if query.normalizedOrder != [QueryOrder(field: .documentName)] {
             // The query sorts its matches anyway: scan in storage order.
             let candidates = state.unorderedDocuments(in: query.parent.appending(query.collectionID), at: readTime)
-            results = query.run(over: candidates, in: name, candidatesInNameOrder: false)
+            results = query.run(over: candidates, in: name, candidatesInOrder: false)
         } else {
             let candidates = state.documents(in: query.parent.appending(query.collectionID), at: readTime)
-            results = query.run(over: candidates, in: name, candidatesInNameOrder: true)
+            results = query.run(over: candidates, in: name, candidatesInOrder: true)
         }
         if records {
             var seen: [DocumentPath: Timestamp] = [:]
@@ -67,5 +79,124 @@ struct DatabaseView {
             queries.append((query, seen))
         }
         return results
+    }
+}
+
+extension DatabaseView {
+    /// Candidates for `query` (a superset of its matches) from a field index, and whether they come in the
+    /// query's order; `nil` when no index helps (then the collection is scanned). With an equality filter
+    /// the documents equal to its value are the candidates (in name order, which is the query's when it
+    /// orders by name only); otherwise, for a query ordered by one field (an inequality orders by its field),
+    /// the field's index read in the query's direction from where the filters and the start cursor allow,
+    /// stopping past the filters' other bound. Either way the query's own filter, cursors, offset and limit
+    /// then decide, so the results are a scan's.
+    fileprivate func indexedCandidates(of query: StructuredQuery) -> (candidates: AnySequence<Document>, inOrder: Bool)? {
+        let collectionPath = query.parent.appending(query.collectionID)
+        let conjunction = Self.conjunction(of: query.filter)
+        let order = query.normalizedOrder
+        let state = self.state
+        // The collection looked up once: each candidate then costs one lookup by id.
+        let entries = state.collections[collectionPath]?.entries ?? [:]
+        let document = { (entry: IndexEntry) in entries[entry.id]?.current }
+        for case .field(let field, .equal, let value) in conjunction where field != .documentName {
+            guard let index = state.fieldIndex(field, in: collectionPath, minimumCount: indexThreshold) else { return nil }
+            let equal = index.elements(from: { FirestoreValue.compare($0.value, value) < 0 })
+                .lazy.prefix { FirestoreValue.compare($0.value, value) == 0 }
+            if order == [QueryOrder(field: .documentName, descending: true)] {
+                let reversed = index.reversed(before: { FirestoreValue.compare($0.value, value) <= 0 })
+                    .lazy.prefix { FirestoreValue.compare($0.value, value) == 0 }
+                return (AnySequence(reversed.compactMap(document)), true)
+            }
+            return (AnySequence(equal.compactMap(document)), order == [QueryOrder(field: .documentName)])
+        }
+        guard order.count == 2, order[0].field != .documentName, order[1] == QueryOrder(field: .documentName, descending: order[0].descending),
+            let index = state.fieldIndex(order[0].field, in: collectionPath, minimumCount: indexThreshold)
+        else { return nil }
+        let ordered = Self.range(
+            of: index, field: order[0].field, descending: order[0].descending, conjunction: conjunction, start: query.startAt?.values.first)
+        return (AnySequence(ordered.lazy.compactMap(document)), true)
+    }
+
+    /// How many documents match `query`, counted without reading a document when that can be done: the
+    /// collection's own count for a query with no filter, else a field index that covers the query (every
+    /// comparison of its filter is on one field: `==`, `<`, `<=`, `>`, `>=`, and it orders by nothing else).
+    /// `nil` otherwise, for a query with a cursor or an offset, and inside a transaction (which must record
+    /// the documents it read).
+    func indexedCount(of query: StructuredQuery) -> Int? {
+        guard !records, readTime == nil, !query.allDescendants, query.findNearest == nil, query.startAt == nil,
+            query.endAt == nil, query.offset == 0
+        else { return nil }
+        if query.filter == nil, query.orderBy.allSatisfy({ $0.field == .documentName }) {
+            return min(state.existingCount(in: query.parent.appending(query.collectionID)), query.limit ?? .max)
+        }
+        let conjunction = Self.conjunction(of: query.filter)
+        guard case .field(let field, _, _)? = conjunction.first, field != .documentName else { return nil }
+        let ranged: Set<FieldOperator> = [.equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]
+        var leaves: [(FieldOperator, FirestoreValue)] = []
+        for leaf in conjunction {
+            guard case .field(field, let op, let operand) = leaf, ranged.contains(op) else { return nil }
+            leaves.append((op, operand))
+        }
+        guard query.orderBy.allSatisfy({ $0.field == field || $0.field == .documentName }),
+            let index = state.fieldIndex(field, in: query.parent.appending(query.collectionID), minimumCount: indexThreshold)
+        else { return nil }
+        let limit = query.limit ?? .max
+        var count = 0
+        for entry in Self.range(of: index, field: field, descending: false, conjunction: conjunction, start: nil) where count < limit {
+            if leaves.allSatisfy({ $0.0.matches(entry.value, operand: $0.1) }) { count += 1 }
+        }
+        return count
+    }
+
+    /// The entries of `field`'s index in the query's direction, from the bound the filters (and the start
+    /// cursor's first value) put first to past the other bound: a superset of the matches' entries. A range
+    /// filter matches values of its operand's type only, so the type of each bound limits the other end too.
+    private static func range(
+        of index: FieldIndex, field: FieldPath, descending: Bool, conjunction: [QueryFilter], start: FirestoreValue?
+    ) -> AnySequence<IndexEntry> {
+        var lower: FirestoreValue?
+        var upper: FirestoreValue?
+        func tighten(_ bound: inout FirestoreValue?, _ value: FirestoreValue, keepsGreater: Bool) {
+            guard let current = bound else { return bound = value }
+            let order = FirestoreValue.compare(value, current)
+            if keepsGreater ? order > 0 : order < 0 { bound = value }
+        }
+        for case .field(let path, let op, let value) in conjunction where path == field {
+            switch op {
+            case .greaterThan, .greaterThanOrEqual: tighten(&lower, value, keepsGreater: true)
+            case .lessThan, .lessThanOrEqual: tighten(&upper, value, keepsGreater: false)
+            case .equal:
+                tighten(&lower, value, keepsGreater: true)
+                tighten(&upper, value, keepsGreater: false)
+            default: break
+            }
+        }
+        let types = (lower ?? upper).map { bound in (low: min(bound.typeOrder, (upper ?? bound).typeOrder), high: max(bound.typeOrder, (lower ?? bound).typeOrder)) }
+        // The start cursor (in the query's direction) is a bound too, of any type.
+        if let start {
+            if descending { tighten(&upper, start, keepsGreater: false) } else { tighten(&lower, start, keepsGreater: true) }
+        }
+        let belowStart = { [lower] (entry: IndexEntry) -> Bool in
+            if let types, entry.value.typeOrder < types.low { return true }
+            return lower.map { FirestoreValue.compare(entry.value, $0) < 0 } ?? false
+        }
+        let pastEnd = { [upper] (entry: IndexEntry) -> Bool in
+            if let types, entry.value.typeOrder > types.high { return true }
+            return upper.map { FirestoreValue.compare(entry.value, $0) > 0 } ?? false
+        }
+        return descending
+            ? AnySequence(index.reversed(before: { !pastEnd($0) }).lazy.prefix { !belowStart($0) })
+            : AnySequence(index.elements(from: belowStart).lazy.prefix { !pastEnd($0) })
+    }
+
+    /// The comparisons every match satisfies: the filter's own, or those its top-level AND joins (none for
+    /// an OR: its disjunctions each need their own).
+    private static func conjunction(of filter: QueryFilter?) -> [QueryFilter] {
+        switch filter {
+        case nil: return []
+        case .field, .unary: return [filter!]
+        case .composite(.and, let parts): return parts.flatMap { conjunction(of: $0) }
+        case .composite(.or, _): return []
+        }
     }
 }

@@ -33,10 +33,16 @@ final class FirestoreStore: Sendable {
     let feed: CommitFeed
     /// Where every change is written before it is acknowledged (`--data-dir`), if anywhere.
     private let durable: (any DurableStore)?
+    /// The fewest documents a collection holds for a query to build a field index there.
+    private let indexThreshold: Int
 
     /// A store reading time from `clock`, publishing its commits to `feed`: empty, or holding what `durable`
     /// kept, every change of which it then writes there.
-    init(clock: any EmulatorClock, feed: CommitFeed = CommitFeed(), durable: (any DurableStore)? = nil) throws(DurableStoreError) {
+    init(
+        clock: any EmulatorClock, feed: CommitFeed = CommitFeed(), durable: (any DurableStore)? = nil,
+        indexThreshold: Int = DatabaseView.defaultIndexThreshold
+    ) throws(DurableStoreError) {
+        self.indexThreshold = indexThreshold
         self.clock = clock
         self.feed = feed
         self.durable = durable
@@ -95,7 +101,8 @@ final class FirestoreStore: Sendable {
                 readTime = state.transactions[id]?.readTime
             }
             let records = transactionID.map { state.transactions[$0]?.readOnly == false } ?? false
-            var view = DatabaseView(state: Self.database(database, in: &state), readTime: readTime, records: records)
+            var view = DatabaseView(
+                state: Self.database(database, in: &state), readTime: readTime, records: records, indexThreshold: indexThreshold)
             let result = try body(&view)
             if records, let transactionID {
                 for (path, time) in view.reads { state.transactions[transactionID]?.reads[path] = time }
@@ -389,7 +396,7 @@ final class FirestoreStore: Sendable {
     ) throws(FirestoreError) -> (Result, Subscription, readTime: Timestamp) {
         try state.withLock { (state: inout State) throws(FirestoreError) -> (Result, Subscription, readTime: Timestamp) in
             let now = Self.advance(&state, to: clock.now(), strictly: false)
-            var view = DatabaseView(state: Self.database(database, in: &state), readTime: nil)
+            var view = DatabaseView(state: Self.database(database, in: &state), readTime: nil, indexThreshold: indexThreshold)
             let result = try body(&view)
             return (result, subscribe(feed), now)
         }

@@ -1,0 +1,217 @@
+/// An order of elements for `SortedChunks`.
+protocol ChunkOrder {
+    /// What is ordered.
+    associatedtype Element: Sendable
+    /// Whether `a` sorts before `b` (a strict weak order; elements neither before the other are the same).
+    static func precedes(_ a: Element, _ b: Element) -> Bool
+    /// How many elements a chunk holds after a split (it splits at twice as many): larger chunks search
+    /// fewer chunks, smaller ones move fewer elements on an insert.
+    static var chunkLimit: Int { get }
+}
+
+extension ChunkOrder {
+    static var chunkLimit: Int { 512 }
+}
+
+/// Elements kept sorted under inserts and removals, without duplicates: a collection's document ids
+/// (`SortedIDs`), a field index's entries (`FieldIndex`).
+///
+/// Stored as a list of sorted chunks of at most `2 × chunkLimit` elements, so an insert moves at most one
+/// chunk's worth of elements instead of all of them (a million-document collection stays cheap to grow),
+/// and copies share the chunks a change does not touch.
+struct SortedChunks<Order: ChunkOrder>: Sendable, Sequence {
+    typealias Element = Order.Element
+
+    private var chunks: [[Element]] = []
+    private(set) var count = 0
+    private static var chunkLimit: Int { Order.chunkLimit }
+
+    /// Creates an empty set.
+    init() {}
+
+    /// The set of `sorted`, which are in order and distinct.
+    init(sorted: some Collection<Element>) {
+        var chunk: [Element] = []
+        chunk.reserveCapacity(Self.chunkLimit)
+        for element in sorted {
+            chunk.append(element)
+            if chunk.count == Self.chunkLimit {
+                chunks.append(chunk)
+                chunk.removeAll(keepingCapacity: true)
+            }
+        }
+        if !chunk.isEmpty { chunks.append(chunk) }
+        count = sorted.count
+    }
+
+    private static func same(_ a: Element, _ b: Element) -> Bool { !Order.precedes(a, b) && !Order.precedes(b, a) }
+
+    /// Adds `element` unless present; returns whether it was added.
+    @discardableResult
+    mutating func insert(_ element: Element) -> Bool {
+        guard !chunks.isEmpty else {
+            chunks = [[element]]
+            count = 1
+            return true
+        }
+        // Elements that come in order (a restart, an import, increasing ids) go on the end without a search.
+        let last = chunks.count - 1
+        let appends = Order.precedes(chunks[last][chunks[last].count - 1], element)
+        let chunkIndex = appends ? last : self.chunkIndex(for: element)
+        let position = appends ? chunks[last].count : Self.lowerBound(of: element, in: chunks[chunkIndex])
+        if position < chunks[chunkIndex].count, Self.same(chunks[chunkIndex][position], element) { return false }
+        chunks[chunkIndex].insert(element, at: position)
+        count += 1
+        if chunks[chunkIndex].count > 2 * Self.chunkLimit {
+            let upper = Array(chunks[chunkIndex][Self.chunkLimit...])
+            chunks[chunkIndex].removeSubrange(Self.chunkLimit...)
+            chunks.insert(upper, at: chunkIndex + 1)
+        }
+        return true
+    }
+
+    /// Removes `element` if present; returns whether it was there.
+    @discardableResult
+    mutating func remove(_ element: Element) -> Bool {
+        guard !chunks.isEmpty else { return false }
+        let chunkIndex = self.chunkIndex(for: element)
+        let position = Self.lowerBound(of: element, in: chunks[chunkIndex])
+        guard position < chunks[chunkIndex].count, Self.same(chunks[chunkIndex][position], element) else { return false }
+        chunks[chunkIndex].remove(at: position)
+        count -= 1
+        if chunks[chunkIndex].isEmpty { chunks.remove(at: chunkIndex) }
+        return true
+    }
+
+    /// Whether `element` is present.
+    func contains(_ element: Element) -> Bool {
+        guard !chunks.isEmpty else { return false }
+        let chunk = chunks[chunkIndex(for: element)]
+        let position = Self.lowerBound(of: element, in: chunk)
+        return position < chunk.count && Self.same(chunk[position], element)
+    }
+
+    /// The elements in order, starting at the first not before `start` (all of them when `nil`).
+    func elements(from start: Element? = nil) -> Forward {
+        guard let start else { return Forward(chunks: chunks, chunk: 0, position: 0) }
+        return elements(from: { Order.precedes($0, start) })
+    }
+
+    /// The elements in order, starting at the first for which `isBefore` is false; `isBefore` must hold for
+    /// a prefix of the elements and not after it (a seek by a partial key).
+    func elements(from isBefore: (Element) -> Bool) -> Forward {
+        let (chunk, position) = partition(isBefore)
+        return Forward(chunks: chunks, chunk: chunk, position: position)
+    }
+
+    /// The elements in reverse order, starting at the last for which `isBefore` holds (`isBefore` as for
+    /// `elements(from:)`; every element when it always holds).
+    func reversed(before isBefore: (Element) -> Bool) -> Backward {
+        let (chunk, position) = partition(isBefore)
+        return Backward(chunks: chunks, chunk: chunk, position: position)
+    }
+
+    /// Iterates every element in order.
+    func makeIterator() -> Forward { Forward(chunks: chunks, chunk: 0, position: 0) }
+
+    /// The elements from a position on, in order.
+    struct Forward: Sequence, IteratorProtocol {
+        fileprivate let chunks: [[Element]]
+        fileprivate var chunk: Int
+        fileprivate var position: Int
+
+        /// The next element, or `nil` at the end.
+        mutating func next() -> Element? {
+            while chunk < chunks.count {
+                if position < chunks[chunk].count {
+                    defer { position += 1 }
+                    return chunks[chunk][position]
+                }
+                chunk += 1
+                position = 0
+            }
+            return nil
+        }
+    }
+
+    /// The elements before a position, last first.
+    struct Backward: Sequence, IteratorProtocol {
+        fileprivate let chunks: [[Element]]
+        fileprivate var chunk: Int
+        fileprivate var position: Int
+
+        /// The previous element, or `nil` at the start.
+        mutating func next() -> Element? {
+            while position == 0 {
+                guard chunk > 0 else { return nil }
+                chunk -= 1
+                position = chunks[chunk].count
+            }
+            position -= 1
+            return chunks[chunk][position]
+        }
+    }
+
+    /// Where the elements for which `isBefore` holds end: a chunk and a position in it (the chunk count and 0
+    /// past the end).
+    private func partition(_ isBefore: (Element) -> Bool) -> (chunk: Int, position: Int) {
+        // The first chunk whose last element is not before.
+        var low = 0
+        var high = chunks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isBefore(chunks[middle][chunks[middle].count - 1]) { low = middle + 1 } else { high = middle }
+        }
+        guard low < chunks.count else { return (chunks.count, 0) }
+        let chunk = chunks[low]
+        var first = 0
+        var last = chunk.count
+        while first < last {
+            let middle = (first + last) / 2
+            if isBefore(chunk[middle]) { first = middle + 1 } else { last = middle }
+        }
+        return (low, first)
+    }
+
+    /// The chunk that holds (or would hold) `element`: the last chunk whose first element is not after it.
+    private func chunkIndex(for element: Element) -> Int {
+        var low = 0
+        var high = chunks.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if Order.precedes(element, chunks[middle][0]) { high = middle - 1 } else { low = middle }
+        }
+        return low
+    }
+
+    private static func lowerBound(of element: Element, in chunk: [Element]) -> Int {
+        var low = 0
+        var high = chunk.count
+        while low < high {
+            let middle = (low + high) / 2
+            if Order.precedes(chunk[middle], element) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+/// Document ids in Firestore's name order: numeric `__id<n>__` ids first, then UTF-8 byte order.
+enum DocumentIDOrder: ChunkOrder {
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        if a.utf8.first != UInt8(ascii: "_"), b.utf8.first != UInt8(ascii: "_") {
+            return FirestoreValue.compareUTF8(a.utf8, b.utf8) < 0
+        }
+        return FirestoreValue.compareSegments(Substring(a), Substring(b)) < 0
+    }
+}
+
+/// The ids of one collection's documents in Firestore's name order.
+typealias SortedIDs = SortedChunks<DocumentIDOrder>
+
+extension SortedChunks where Order == DocumentIDOrder {
+    /// Whether `a` sorts before `b` as document ids do.
+    static func precedes(_ a: String, _ b: String) -> Bool { DocumentIDOrder.precedes(a, b) }
+
+    /// The ids in order, starting at the first id not before `start` (all of them when `nil`).
+    func ids(from start: String? = nil) -> Forward { elements(from: start) }
+}
