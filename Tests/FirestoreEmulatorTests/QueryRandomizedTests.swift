@@ -62,14 +62,16 @@ import Testing
             if !writes.isEmpty { _ = try store.commit(F.database, writes: writes) { _, _, _ in } }
             stored = Set(documents.map(\.path))
             for _ in 0..<3 {
-                let query = Self.query(over: documents, using: &random)
+                var query = Self.query(over: documents, using: &random)
+                // A third are collection group queries: every collection named `c` (`c` and `p/q/c`).
+                query.allDescendants = Int.random(in: 0..<3, using: &random) == 0
                 let ((actual, counted), _) = try store.read(F.database) {
                     (view: inout DatabaseView) throws(FirestoreError) -> ([Document], Int?) in
                     (view.run(query), view.indexedCount(of: query))
                 }
                 // The store answers from the queried collection only (the generator puts some elsewhere).
                 let collection = query.parent.appending(query.collectionID)
-                let expected = Naive(query: query).run(documents.filter { $0.path.parent == collection })
+                let expected = Naive(query: query).run(documents.filter { query.allDescendants || $0.path.parent == collection })
                 if !actual.isEmpty { nonEmpty += 1 }
                 if counted != nil { countedOnIndex += 1 }
                 let same = actual.count == expected.count && (counted ?? expected.count) == expected.count

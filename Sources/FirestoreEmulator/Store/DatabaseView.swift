@@ -59,8 +59,15 @@ struct DatabaseView {
         let state = self.state
         let readTime = self.readTime
         if query.allDescendants {
-            let candidates = state.collectionGroup(query.collectionID, under: query.parent).lazy.flatMap {
-                state.unorderedDocuments(in: $0, at: readTime)
+            let groupEquality = readTime == nil && query.findNearest == nil ? Self.equality(in: query.filter) : nil
+            let threshold = indexThreshold
+            let candidates = state.collectionGroup(query.collectionID, under: query.parent).lazy.flatMap { path in
+                // With an equality filter, each collection's documents equal to its value only.
+                if let (field, value) = groupEquality, let index = state.fieldIndex(field, in: path, minimumCount: threshold) {
+                    let entries = state.collections[path]?.entries ?? [:]
+                    return AnySequence(Self.equal(value, in: index).lazy.compactMap { entries[$0.id]?.current })
+                }
+                return AnySequence(state.unorderedDocuments(in: path, at: readTime))
             }
             results = query.run(over: candidates, in: name, candidatesInOrder: false)
         } else if readTime == nil, query.findNearest == nil, let (candidates, inOrder) = indexedCandidates(of: query) {
@@ -98,16 +105,15 @@ extension DatabaseView {
         // The collection looked up once: each candidate then costs one lookup by id.
         let entries = state.collections[collectionPath]?.entries ?? [:]
         let document = { (entry: IndexEntry) in entries[entry.id]?.current }
-        for case .field(let field, .equal, let value) in conjunction where field != .documentName {
+        if let (field, value) = Self.equality(in: query.filter) {
             guard let index = state.fieldIndex(field, in: collectionPath, minimumCount: indexThreshold) else { return nil }
-            let equal = index.elements(from: { FirestoreValue.compare($0.value, value) < 0 })
-                .lazy.prefix { FirestoreValue.compare($0.value, value) == 0 }
+            let equal = Self.equal(value, in: index)
             if order == [QueryOrder(field: .documentName, descending: true)] {
                 let reversed = index.reversed(before: { FirestoreValue.compare($0.value, value) <= 0 })
                     .lazy.prefix { FirestoreValue.compare($0.value, value) == 0 }
                 return (AnySequence(reversed.compactMap(document)), true)
             }
-            return (AnySequence(equal.compactMap(document)), order == [QueryOrder(field: .documentName)])
+            return (AnySequence(equal.lazy.compactMap(document)), order == [QueryOrder(field: .documentName)])
         }
         guard order.count == 2, order[0].field != .documentName, order[1] == QueryOrder(field: .documentName, descending: order[0].descending),
             let index = state.fieldIndex(order[0].field, in: collectionPath, minimumCount: indexThreshold)
@@ -187,6 +193,19 @@ extension DatabaseView {
         return descending
             ? AnySequence(index.reversed(before: { !pastEnd($0) }).lazy.prefix { !belowStart($0) })
             : AnySequence(index.elements(from: belowStart).lazy.prefix { !pastEnd($0) })
+    }
+
+    /// The first equality filter on a field (not `__name__`) that every match satisfies.
+    private static func equality(in filter: QueryFilter?) -> (FieldPath, FirestoreValue)? {
+        for case .field(let field, .equal, let value) in conjunction(of: filter) where field != .documentName {
+            return (field, value)
+        }
+        return nil
+    }
+
+    /// The entries of `index` whose value equals `value`, in name order.
+    private static func equal(_ value: FirestoreValue, in index: FieldIndex) -> AnySequence<IndexEntry> {
+        AnySequence(index.elements(from: { FirestoreValue.compare($0.value, value) < 0 }).lazy.prefix { FirestoreValue.compare($0.value, value) == 0 })
     }
 
     /// The comparisons every match satisfies: the filter's own, or those its top-level AND joins (none for
