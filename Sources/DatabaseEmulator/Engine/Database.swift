@@ -22,7 +22,20 @@ final class Database: Sendable {
         var journal: DatabaseJournal?
         /// Where every rules decision is recorded (the Emulator UI runs), if anywhere.
         var requests: RequestLog?
+        /// The children of large nodes ordered by an index their rules' `.indexOn` declares, built by the
+        /// first query that reads them so and kept current by every write (see `ChildIndex`).
+        var childIndexes: [ChildIndexKey: ChildIndex] = [:]
     }
+
+    /// A node and the index its children are ordered by.
+    private struct ChildIndexKey: Hashable {
+        var path: DatabasePath
+        var index: DatabaseQuery.Index
+    }
+
+    /// The fewest children a node has for a query to build its child index: below it a pass over the
+    /// children costs little.
+    static let childIndexThreshold = 1_000
 
     /// A database with `rules` holding `root`; with `journal`, every change is recorded there first; with
     /// `requests`, every rules decision.
@@ -85,7 +98,9 @@ final class Database: Sendable {
         let now = self.now
         return try state.withLock { state throws(DatabaseError) -> DataNode in
             try Self.checkRead(path, query: query, auth: auth, state: state, now: now)
-            return query.window(of: state.root.node(at: path))
+            let node = state.root.node(at: path)
+            if let index = Self.childIndex(for: query, at: path, of: node, state: &state) { return query.window(of: node, using: index) }
+            return query.window(of: node)
         }
     }
 
@@ -100,6 +115,9 @@ final class Database: Sendable {
     /// The whole tree (admin reads: export, inspection).
     var root: DataNode { state.withLock { $0.root } }
 
+    /// How many child indexes queries have built (inspection).
+    var childIndexCount: Int { state.withLock { $0.childIndexes.count } }
+
     /// Replaces the whole tree without rules (an import, a checkpoint's restore), telling the listens what
     /// changed as a set of the root would.
     func replaceRoot(_ root: DataNode) throws(DatabaseError) {
@@ -108,6 +126,7 @@ final class Database: Sendable {
             guard old != root else { return }
             try state.journal?.replace(root)
             state.root = root
+            state.childIndexes = [:]
             Self.notify(state: &state, old: old, new: root, request: .set(.root, .null))
         }
     }
@@ -232,8 +251,49 @@ final class Database: Sendable {
         try state.journal?.record(nodes, root: newRoot)
         let oldRoot = state.root
         state.root = newRoot
+        updateChildIndexes(at: nodes.map(\.path), from: oldRoot, to: newRoot, state: &state)
         notify(state: &state, old: oldRoot, new: newRoot, request: request)
         return written
+    }
+
+    /// The child index `query` reads the children of `node` (at `path`) through, built now if the node is
+    /// large and indexed that way: by key and by priority always (as production orders them natively), by
+    /// a child or by value when the rules' `.indexOn` declares it; `nil` otherwise.
+    private static func childIndex(for query: DatabaseQuery, at path: DatabasePath, of node: DataNode, state: inout State) -> ChildIndex? {
+        guard !query.loadsAllData else { return nil }
+        let declared: String?
+        switch query.index {
+        case .child(let child): declared = child.wire
+        case .value: declared = ".value"
+        case .key, .priority: declared = nil
+        }
+        let key = ChildIndexKey(path: path, index: query.index)
+        if let index = state.childIndexes[key] { return index }
+        guard node.childCount >= childIndexThreshold, declared.map({ state.rules.indexOn(path).contains($0) }) ?? true else { return nil }
+        let index = ChildIndex(of: node, by: query.index)
+        state.childIndexes[key] = index
+        return index
+    }
+
+    /// Keeps the child indexes current after a write that put nodes at `paths`: a node written below an
+    /// indexed node changes one of its children; one written at or above it replaces it (the index is
+    /// dropped, to be built again when a query needs it).
+    private static func updateChildIndexes(at paths: [DatabasePath], from old: DataNode, to new: DataNode, state: inout State) {
+        guard !state.childIndexes.isEmpty else { return }
+        for key in Array(state.childIndexes.keys) {
+            let base = key.path.keys
+            for path in paths {
+                if path.keys.count > base.count, path.keys.starts(with: base) {
+                    let child = path.keys[base.count]
+                    guard !child.hasPrefix(".") else { continue }  // the node's own priority
+                    let at = key.path.appending(DatabasePath(keys: [child]))
+                    state.childIndexes[key]?.update(child, from: old.node(at: at), to: new.node(at: at))
+                } else if base.starts(with: path.keys) {
+                    state.childIndexes[key] = nil
+                    break
+                }
+            }
+        }
     }
 
     /// The new tree a write makes, after the rules allowed it, and the node it puts at each path.

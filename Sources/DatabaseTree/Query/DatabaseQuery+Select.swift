@@ -89,7 +89,10 @@ extension DatabaseQuery {
     }
 
     /// The value a child is ordered by (`.null` for every child under `.key`: only keys count).
-    func indexedValue(of node: DataNode) -> IndexedValue {
+    func indexedValue(of node: DataNode) -> IndexedValue { Self.indexedValue(of: node, by: index) }
+
+    /// The value a child is ordered by under `index`.
+    static func indexedValue(of node: DataNode, by index: Index) -> IndexedValue {
         switch index {
         case .priority:
             guard let priority = node.priority else { return .null }
@@ -102,7 +105,7 @@ extension DatabaseQuery {
 
     /// Where the range starts. A bound without a name starts before the first key at its value, or after
     /// the last one when exclusive (`startAfter(value)`).
-    private var startPost: Post? {
+    var startPost: Post? {
         guard let start else { return nil }
         if case .key = index { return Post(value: .null, name: start.value.primitiveString ?? "") }
         let name = start.name ?? (start.inclusive ? KeyOrder.minName : KeyOrder.maxName)
@@ -111,7 +114,7 @@ extension DatabaseQuery {
 
     /// Where the range ends. A bound without a name ends after the last key at its value, or before the
     /// first one when exclusive (`endBefore(value)`).
-    private var endPost: Post? {
+    var endPost: Post? {
         guard let end else { return nil }
         if case .key = index { return Post(value: .null, name: end.value.primitiveString ?? "") }
         let name = end.name ?? (end.inclusive ? KeyOrder.maxName : KeyOrder.minName)

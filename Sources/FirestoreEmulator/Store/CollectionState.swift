@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// One collection of one database: its documents' histories, and the ids in name order of every document
 /// that exists, existed recently, or is "missing" but has documents below it.
 struct CollectionState: Sendable {

@@ -1,3 +1,4 @@
+import EmulatorCore
 import Synchronization
 
 /// Every document of one database, indexed for what Firestore asks of it: documents by path (now or at a

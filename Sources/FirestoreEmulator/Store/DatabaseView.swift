@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// A consistent view of one database for the duration of one store operation: the state now or at a read
 /// time, optionally with a commit's pending writes laid over it. Reads through it are recorded so a
 /// transaction can later check nobody changed what it saw.

@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// One entry of a field index: a document's value of the field, and the document's id.
 struct IndexEntry: Sendable {
     /// The field's value.

@@ -117,4 +117,55 @@ import DatabaseTree
         #expect(DatabaseQuery(index: .value).window(of: data) == data)
         #expect(try wire(#"{"i":".value","sp":3}"#).window(of: data).exportJSON == ["c": 3])
     }
+
+    /// A child index, built once and then kept current by updates, selects what a pass over the node does,
+    /// for random nodes, ranges (with and without names, inclusive or not) and limits from either end.
+    @Test func aChildIndexKeptCurrentSelectsWhatAPassOverTheNodeDoes() {
+        var random = SystemRandomNumberGenerator()
+        let keys = (0..<60).map { $0 % 9 == 0 ? String($0) : "k\($0)" }
+        func value() -> DataNode {
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0: return .empty
+            case 1: return DataNode(.number(Double(Int.random(in: 0..<8, using: &random))))
+            case 2: return DataNode(.string(["a", "b", "c"].randomElement(using: &random)!))
+            case 3: return DataNode(.bool(Bool.random(using: &random)))
+            case 4: return DataNode(children: ["score": DataNode(.number(Double(Int.random(in: 0..<8, using: &random))))])
+            default: return DataNode(children: ["score": DataNode(.string(["a", "b"].randomElement(using: &random)!)), "x": DataNode(.bool(true))])
+            }
+        }
+        func bound() -> DatabaseQuery.Bound? {
+            let values: [JSONValue] = [.int(2), .int(5), .string("b"), .bool(false), .null]
+            guard Bool.random(using: &random) else { return nil }
+            return DatabaseQuery.Bound(
+                value: values.randomElement(using: &random)!, name: Bool.random(using: &random) ? keys.randomElement(using: &random) : nil,
+                inclusive: Bool.random(using: &random))
+        }
+        var mismatches = 0
+        for _ in 0..<200 {
+            var node = DataNode.empty
+            for key in keys { node.setChild(key, to: value()) }
+            let index: DatabaseQuery.Index = [.child(DatabasePath(keys: ["score"])), .value, .key, .priority].randomElement(using: &random)!
+            var childIndex = ChildIndex(of: node, by: index)
+            for _ in 0..<20 {
+                for _ in 0..<Int.random(in: 0..<4, using: &random) {
+                    let key = keys.randomElement(using: &random)!
+                    var new = value()
+                    if !new.isEmpty, Bool.random(using: &random) { new.setPriority(.number(Double(Int.random(in: 0..<3, using: &random)))) }
+                    childIndex.update(key, from: node.child(key), to: new)
+                    node.setChild(key, to: new)
+                }
+                let query = DatabaseQuery(
+                    index: index, start: bound(), end: bound(), limit: Bool.random(using: &random) ? Int.random(in: 0...6, using: &random) : nil,
+                    limitFromLeft: Bool.random(using: &random))
+                let expected = query.window(of: node)
+                let actual = query.window(of: node, using: childIndex)
+                if actual != expected {
+                    mismatches += 1
+                    Issue.record("\(query): expected \(expected.children.keys.sorted()), got \(actual.children.keys.sorted())")
+                    if mismatches > 5 { return }
+                }
+            }
+            #expect(childIndex.count == node.childCount)
+        }
+    }
 }

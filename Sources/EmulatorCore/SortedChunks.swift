@@ -1,5 +1,5 @@
 /// An order of elements for `SortedChunks`.
-protocol ChunkOrder {
+public protocol ChunkOrder {
     /// What is ordered.
     associatedtype Element: Sendable
     /// Whether `a` sorts before `b` (a strict weak order; elements neither before the other are the same).
@@ -10,27 +10,31 @@ protocol ChunkOrder {
 }
 
 extension ChunkOrder {
-    static var chunkLimit: Int { 512 }
+    /// 512.
+    @inlinable public static var chunkLimit: Int { 512 }
 }
 
-/// Elements kept sorted under inserts and removals, without duplicates: a collection's document ids
-/// (`SortedIDs`), a field index's entries (`FieldIndex`).
+/// Elements kept sorted under inserts and removals, without duplicates: a Firestore collection's document
+/// ids and field indexes, a Realtime Database node's children by a query index.
 ///
 /// Stored as a list of sorted chunks of at most `2 × chunkLimit` elements, so an insert moves at most one
 /// chunk's worth of elements instead of all of them (a million-document collection stays cheap to grow),
 /// and copies share the chunks a change does not touch.
-struct SortedChunks<Order: ChunkOrder>: Sendable, Sequence {
-    typealias Element = Order.Element
+@frozen public struct SortedChunks<Order: ChunkOrder>: Sendable, Sequence {
+    /// What is kept.
+    public typealias Element = Order.Element
 
-    private var chunks: [[Element]] = []
-    private(set) var count = 0
-    private static var chunkLimit: Int { Order.chunkLimit }
+    @usableFromInline var chunks: [[Element]] = []
+    @usableFromInline var storedCount = 0
+    /// How many elements there are.
+    @inlinable public var count: Int { storedCount }
+    @inlinable static var chunkLimit: Int { Order.chunkLimit }
 
     /// Creates an empty set.
-    init() {}
+    @inlinable public init() {}
 
     /// The set of `sorted`, which are in order and distinct.
-    init(sorted: some Collection<Element>) {
+    @inlinable public init(sorted: some Collection<Element>) {
         var chunk: [Element] = []
         chunk.reserveCapacity(Self.chunkLimit)
         for element in sorted {
@@ -41,17 +45,17 @@ struct SortedChunks<Order: ChunkOrder>: Sendable, Sequence {
             }
         }
         if !chunk.isEmpty { chunks.append(chunk) }
-        count = sorted.count
+        storedCount = sorted.count
     }
 
-    private static func same(_ a: Element, _ b: Element) -> Bool { !Order.precedes(a, b) && !Order.precedes(b, a) }
+    @inlinable static func same(_ a: Element, _ b: Element) -> Bool { !Order.precedes(a, b) && !Order.precedes(b, a) }
 
     /// Adds `element` unless present; returns whether it was added.
-    @discardableResult
-    mutating func insert(_ element: Element) -> Bool {
+    @discardableResult @inlinable
+    public mutating func insert(_ element: Element) -> Bool {
         guard !chunks.isEmpty else {
             chunks = [[element]]
-            count = 1
+            storedCount = 1
             return true
         }
         // Elements that come in order (a restart, an import, increasing ids) go on the end without a search.
@@ -61,7 +65,7 @@ struct SortedChunks<Order: ChunkOrder>: Sendable, Sequence {
         let position = appends ? chunks[last].count : Self.lowerBound(of: element, in: chunks[chunkIndex])
         if position < chunks[chunkIndex].count, Self.same(chunks[chunkIndex][position], element) { return false }
         chunks[chunkIndex].insert(element, at: position)
-        count += 1
+        storedCount += 1
         if chunks[chunkIndex].count > 2 * Self.chunkLimit {
             let upper = Array(chunks[chunkIndex][Self.chunkLimit...])
             chunks[chunkIndex].removeSubrange(Self.chunkLimit...)
@@ -71,20 +75,20 @@ struct SortedChunks<Order: ChunkOrder>: Sendable, Sequence {
     }
 
     /// Removes `element` if present; returns whether it was there.
-    @discardableResult
-    mutating func remove(_ element: Element) -> Bool {
+    @discardableResult @inlinable
+    public mutating func remove(_ element: Element) -> Bool {
         guard !chunks.isEmpty else { return false }
         let chunkIndex = self.chunkIndex(for: element)
         let position = Self.lowerBound(of: element, in: chunks[chunkIndex])
         guard position < chunks[chunkIndex].count, Self.same(chunks[chunkIndex][position], element) else { return false }
         chunks[chunkIndex].remove(at: position)
-        count -= 1
+        storedCount -= 1
         if chunks[chunkIndex].isEmpty { chunks.remove(at: chunkIndex) }
         return true
     }
 
     /// Whether `element` is present.
-    func contains(_ element: Element) -> Bool {
+    @inlinable public func contains(_ element: Element) -> Bool {
         guard !chunks.isEmpty else { return false }
         let chunk = chunks[chunkIndex(for: element)]
         let position = Self.lowerBound(of: element, in: chunk)
@@ -92,36 +96,42 @@ struct SortedChunks<Order: ChunkOrder>: Sendable, Sequence {
     }
 
     /// The elements in order, starting at the first not before `start` (all of them when `nil`).
-    func elements(from start: Element? = nil) -> Forward {
+    @inlinable public func elements(from start: Element? = nil) -> Forward {
         guard let start else { return Forward(chunks: chunks, chunk: 0, position: 0) }
         return elements(from: { Order.precedes($0, start) })
     }
 
     /// The elements in order, starting at the first for which `isBefore` is false; `isBefore` must hold for
     /// a prefix of the elements and not after it (a seek by a partial key).
-    func elements(from isBefore: (Element) -> Bool) -> Forward {
+    @inlinable public func elements(from isBefore: (Element) -> Bool) -> Forward {
         let (chunk, position) = partition(isBefore)
         return Forward(chunks: chunks, chunk: chunk, position: position)
     }
 
     /// The elements in reverse order, starting at the last for which `isBefore` holds (`isBefore` as for
     /// `elements(from:)`; every element when it always holds).
-    func reversed(before isBefore: (Element) -> Bool) -> Backward {
+    @inlinable public func reversed(before isBefore: (Element) -> Bool) -> Backward {
         let (chunk, position) = partition(isBefore)
         return Backward(chunks: chunks, chunk: chunk, position: position)
     }
 
     /// Iterates every element in order.
-    func makeIterator() -> Forward { Forward(chunks: chunks, chunk: 0, position: 0) }
+    @inlinable public func makeIterator() -> Forward { Forward(chunks: chunks, chunk: 0, position: 0) }
 
     /// The elements from a position on, in order.
-    struct Forward: Sequence, IteratorProtocol {
-        fileprivate let chunks: [[Element]]
-        fileprivate var chunk: Int
-        fileprivate var position: Int
+    @frozen public struct Forward: Sequence, IteratorProtocol {
+        @usableFromInline let chunks: [[Element]]
+        @usableFromInline var chunk: Int
+        @usableFromInline var position: Int
+
+        @inlinable init(chunks: [[Element]], chunk: Int, position: Int) {
+            self.chunks = chunks
+            self.chunk = chunk
+            self.position = position
+        }
 
         /// The next element, or `nil` at the end.
-        mutating func next() -> Element? {
+        @inlinable public mutating func next() -> Element? {
             while chunk < chunks.count {
                 if position < chunks[chunk].count {
                     defer { position += 1 }
@@ -135,13 +145,19 @@ struct SortedChunks<Order: ChunkOrder>: Sendable, Sequence {
     }
 
     /// The elements before a position, last first.
-    struct Backward: Sequence, IteratorProtocol {
-        fileprivate let chunks: [[Element]]
-        fileprivate var chunk: Int
-        fileprivate var position: Int
+    @frozen public struct Backward: Sequence, IteratorProtocol {
+        @usableFromInline let chunks: [[Element]]
+        @usableFromInline var chunk: Int
+        @usableFromInline var position: Int
+
+        @inlinable init(chunks: [[Element]], chunk: Int, position: Int) {
+            self.chunks = chunks
+            self.chunk = chunk
+            self.position = position
+        }
 
         /// The previous element, or `nil` at the start.
-        mutating func next() -> Element? {
+        @inlinable public mutating func next() -> Element? {
             while position == 0 {
                 guard chunk > 0 else { return nil }
                 chunk -= 1
@@ -154,7 +170,7 @@ struct SortedChunks<Order: ChunkOrder>: Sendable, Sequence {
 
     /// Where the elements for which `isBefore` holds end: a chunk and a position in it (the chunk count and 0
     /// past the end).
-    private func partition(_ isBefore: (Element) -> Bool) -> (chunk: Int, position: Int) {
+    @inlinable func partition(_ isBefore: (Element) -> Bool) -> (chunk: Int, position: Int) {
         // The first chunk whose last element is not before.
         var low = 0
         var high = chunks.count
@@ -174,7 +190,7 @@ struct SortedChunks<Order: ChunkOrder>: Sendable, Sequence {
     }
 
     /// The chunk that holds (or would hold) `element`: the last chunk whose first element is not after it.
-    private func chunkIndex(for element: Element) -> Int {
+    @inlinable func chunkIndex(for element: Element) -> Int {
         var low = 0
         var high = chunks.count - 1
         while low < high {
@@ -184,7 +200,7 @@ struct SortedChunks<Order: ChunkOrder>: Sendable, Sequence {
         return low
     }
 
-    private static func lowerBound(of element: Element, in chunk: [Element]) -> Int {
+    @inlinable static func lowerBound(of element: Element, in chunk: [Element]) -> Int {
         var low = 0
         var high = chunk.count
         while low < high {
@@ -195,23 +211,3 @@ struct SortedChunks<Order: ChunkOrder>: Sendable, Sequence {
     }
 }
 
-/// Document ids in Firestore's name order: numeric `__id<n>__` ids first, then UTF-8 byte order.
-enum DocumentIDOrder: ChunkOrder {
-    static func precedes(_ a: String, _ b: String) -> Bool {
-        if a.utf8.first != UInt8(ascii: "_"), b.utf8.first != UInt8(ascii: "_") {
-            return FirestoreValue.compareUTF8(a.utf8, b.utf8) < 0
-        }
-        return FirestoreValue.compareSegments(Substring(a), Substring(b)) < 0
-    }
-}
-
-/// The ids of one collection's documents in Firestore's name order.
-typealias SortedIDs = SortedChunks<DocumentIDOrder>
-
-extension SortedChunks where Order == DocumentIDOrder {
-    /// Whether `a` sorts before `b` as document ids do.
-    static func precedes(_ a: String, _ b: String) -> Bool { DocumentIDOrder.precedes(a, b) }
-
-    /// The ids in order, starting at the first id not before `start` (all of them when `nil`).
-    func ids(from start: String? = nil) -> Forward { elements(from: start) }
-}
