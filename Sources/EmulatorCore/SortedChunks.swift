@@ -96,68 +96,55 @@ extension ChunkOrder {
     }
 
     /// The elements in order, starting at the first not before `start` (all of them when `nil`).
-    @inlinable public func elements(from start: Element? = nil) -> Forward {
-        guard let start else { return Forward(chunks: chunks, chunk: 0, position: 0) }
+    @inlinable public func elements(from start: Element? = nil) -> Elements {
+        guard let start else { return Elements(chunks: chunks, chunk: 0, position: 0, forward: true) }
         return elements(from: { Order.precedes($0, start) })
     }
 
     /// The elements in order, starting at the first for which `isBefore` is false; `isBefore` must hold for
     /// a prefix of the elements and not after it (a seek by a partial key).
-    @inlinable public func elements(from isBefore: (Element) -> Bool) -> Forward {
+    @inlinable public func elements(from isBefore: (Element) -> Bool) -> Elements {
         let (chunk, position) = partition(isBefore)
-        return Forward(chunks: chunks, chunk: chunk, position: position)
+        return Elements(chunks: chunks, chunk: chunk, position: position, forward: true)
     }
 
     /// The elements in reverse order, starting at the last for which `isBefore` holds (`isBefore` as for
     /// `elements(from:)`; every element when it always holds).
-    @inlinable public func reversed(before isBefore: (Element) -> Bool) -> Backward {
+    @inlinable public func reversed(before isBefore: (Element) -> Bool) -> Elements {
         let (chunk, position) = partition(isBefore)
-        return Backward(chunks: chunks, chunk: chunk, position: position)
+        return Elements(chunks: chunks, chunk: chunk, position: position, forward: false)
     }
 
     /// Iterates every element in order.
-    @inlinable public func makeIterator() -> Forward { Forward(chunks: chunks, chunk: 0, position: 0) }
+    @inlinable public func makeIterator() -> Elements { Elements(chunks: chunks, chunk: 0, position: 0, forward: true) }
 
-    /// The elements from a position on, in order.
-    @frozen public struct Forward: Sequence, IteratorProtocol {
+    /// The elements from a position on, in order (`forward`), or those before it, last first.
+    @frozen public struct Elements: Sequence, IteratorProtocol {
         @usableFromInline let chunks: [[Element]]
         @usableFromInline var chunk: Int
         @usableFromInline var position: Int
+        @usableFromInline let forward: Bool
 
-        @inlinable init(chunks: [[Element]], chunk: Int, position: Int) {
+        @inlinable init(chunks: [[Element]], chunk: Int, position: Int, forward: Bool) {
             self.chunks = chunks
             self.chunk = chunk
             self.position = position
+            self.forward = forward
         }
 
-        /// The next element, or `nil` at the end.
+        /// The next element in the iteration's direction, or `nil` past the end.
         @inlinable public mutating func next() -> Element? {
-            while chunk < chunks.count {
-                if position < chunks[chunk].count {
-                    defer { position += 1 }
-                    return chunks[chunk][position]
+            if forward {
+                while chunk < chunks.count {
+                    if position < chunks[chunk].count {
+                        defer { position += 1 }
+                        return chunks[chunk][position]
+                    }
+                    chunk += 1
+                    position = 0
                 }
-                chunk += 1
-                position = 0
+                return nil
             }
-            return nil
-        }
-    }
-
-    /// The elements before a position, last first.
-    @frozen public struct Backward: Sequence, IteratorProtocol {
-        @usableFromInline let chunks: [[Element]]
-        @usableFromInline var chunk: Int
-        @usableFromInline var position: Int
-
-        @inlinable init(chunks: [[Element]], chunk: Int, position: Int) {
-            self.chunks = chunks
-            self.chunk = chunk
-            self.position = position
-        }
-
-        /// The previous element, or `nil` at the start.
-        @inlinable public mutating func next() -> Element? {
             while position == 0 {
                 guard chunk > 0 else { return nil }
                 chunk -= 1

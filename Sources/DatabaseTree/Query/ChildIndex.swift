@@ -3,7 +3,9 @@ import HashTreeCollections
 
 /// Children in a query's order: index value, ties by key order.
 enum ChildIndexOrder: ChunkOrder {
-    static func precedes(_ a: DatabaseQuery.Entry, _ b: DatabaseQuery.Entry) -> Bool { DatabaseQuery.Entry.compare(a, b) < 0 }
+    static func precedes(_ a: DatabaseQuery.Entry.Ordering, _ b: DatabaseQuery.Entry.Ordering) -> Bool {
+        DatabaseQuery.Entry.compare(a, b) < 0
+    }
     /// A write moves one entry: small chunks keep that move short.
     static var chunkLimit: Int { 64 }
 }
@@ -20,11 +22,9 @@ package struct ChildIndex: Sendable {
     /// The children of `node` ordered by `index`.
     package init(of node: DataNode, by index: DatabaseQuery.Index) {
         self.index = index
-        var all: [DatabaseQuery.Entry] = []
+        var all: [DatabaseQuery.Entry.Ordering] = []
         all.reserveCapacity(node.childCount)
-        for (key, child) in node.children {
-            all.append(DatabaseQuery.Entry(key: key, node: .empty, value: DatabaseQuery.indexedValue(of: child, by: index)))
-        }
+        for (key, child) in node.children { all.append(Self.entry(key, child, by: index)) }
         all.sort { DatabaseQuery.Entry.compare($0, $1) < 0 }
         entries = SortedChunks(sorted: all)
     }
@@ -34,8 +34,12 @@ package struct ChildIndex: Sendable {
 
     /// Takes child `key` going from `old` to `new` (the empty node: absent).
     package mutating func update(_ key: String, from old: DataNode, to new: DataNode) {
-        if !old.isEmpty { entries.remove(DatabaseQuery.Entry(key: key, node: .empty, value: DatabaseQuery.indexedValue(of: old, by: index))) }
-        if !new.isEmpty { entries.insert(DatabaseQuery.Entry(key: key, node: .empty, value: DatabaseQuery.indexedValue(of: new, by: index))) }
+        if !old.isEmpty { entries.remove(Self.entry(key, old, by: index)) }
+        if !new.isEmpty { entries.insert(Self.entry(key, new, by: index)) }
+    }
+
+    private static func entry(_ key: String, _ child: DataNode, by index: DatabaseQuery.Index) -> DatabaseQuery.Entry.Ordering {
+        DatabaseQuery.Entry(key: key, node: .empty, value: DatabaseQuery.indexedValue(of: child, by: index)).ordering
     }
 
     /// The keys `query` (ordered by this index) selects, in no particular order: its range from the end its
@@ -45,14 +49,14 @@ package struct ChildIndex: Sendable {
         let (startPost, endPost) = (query.startPost, query.endPost)
         let startInclusive = query.start?.inclusive ?? true
         let endInclusive = query.end?.inclusive ?? true
-        let beforeStart = { (entry: DatabaseQuery.Entry) -> Bool in
+        let beforeStart = { (entry: DatabaseQuery.Entry.Ordering) -> Bool in
             guard let startPost else { return false }
-            let order = startPost.compare(to: entry)
+            let order = startPost.compare(value: entry.value, key: entry.key)
             return startInclusive ? order > 0 : order >= 0
         }
-        let afterEnd = { (entry: DatabaseQuery.Entry) -> Bool in
+        let afterEnd = { (entry: DatabaseQuery.Entry.Ordering) -> Bool in
             guard let endPost else { return false }
-            let order = endPost.compare(to: entry)
+            let order = endPost.compare(value: entry.value, key: entry.key)
             return endInclusive ? order < 0 : order <= 0
         }
         let limit = query.limit ?? .max

@@ -52,7 +52,21 @@ extension DatabaseQuery {
 
         /// -1, 0 or 1 as `a` sorts before, with or after `b`: `KeyOrder.compare` for keys (never the
         /// sentinel names) with the integer values already parsed.
-        static func compare(_ a: Entry, _ b: Entry) -> Int {
+        static func compare(_ a: Entry, _ b: Entry) -> Int { compare(a.ordering, b.ordering) }
+
+        /// What an entry is ordered by (a child index keeps only this).
+        var ordering: Ordering { Ordering(value: value, key: key, integerKey: integerKey, bytesSortAsUTF16: bytesSortAsUTF16) }
+
+        /// An entry's index value and key, with what comparing keys needs computed once.
+        struct Ordering: Sendable {
+            let value: IndexedValue
+            let key: String
+            let integerKey: Int32?
+            let bytesSortAsUTF16: Bool
+        }
+
+        /// -1, 0 or 1 as `a` sorts before, with or after `b`.
+        static func compare(_ a: Ordering, _ b: Ordering) -> Int {
             let order = IndexedValue.compare(a.value, b.value)
             if order != 0 { return order }
             let bytes = a.bytesSortAsUTF16 && b.bytesSortAsUTF16
@@ -82,9 +96,12 @@ extension DatabaseQuery {
         let name: String
 
         /// -1, 0 or 1 as this point sorts before, at or after `entry`.
-        func compare(to entry: Entry) -> Int {
-            let order = IndexedValue.compare(value, entry.value)
-            return order != 0 ? order : KeyOrder.compare(name, entry.key)
+        func compare(to entry: Entry) -> Int { compare(value: entry.value, key: entry.key) }
+
+        /// -1, 0 or 1 as this point sorts before, at or after an entry with `value` and `key`.
+        func compare(value other: IndexedValue, key: String) -> Int {
+            let order = IndexedValue.compare(value, other)
+            return order != 0 ? order : KeyOrder.compare(name, key)
         }
     }
 

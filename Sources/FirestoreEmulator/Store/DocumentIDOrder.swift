@@ -18,5 +18,5 @@ extension SortedChunks where Order == DocumentIDOrder {
     static func precedes(_ a: String, _ b: String) -> Bool { DocumentIDOrder.precedes(a, b) }
 
     /// The ids in order, starting at the first id not before `start` (all of them when `nil`).
-    func ids(from start: String? = nil) -> Forward { elements(from: start) }
+    func ids(from start: String? = nil) -> Elements { elements(from: start) }
 }
