@@ -173,3 +173,33 @@ def test_the_needed_entries_are_printed_when_the_suite_stops(tmp_path, monkeypat
     assert "Add these entries to it:" in output, process.output()
     printed, _ = json.JSONDecoder().raw_decode(output[output.index("Add these entries to it:") + len("Add these entries to it:"):].strip())
     assert printed["indexes"][0]["fields"][1] == {"fieldPath": "population", "order": "ASCENDING"}, printed
+
+
+def test_firebase_admin_db_meets_the_same_refusal(hearth):
+    """firebase-admin's `db` (REST underneath); its Firestore client needs Google credentials, so
+    google-cloud-firestore stands for it above."""
+    import uuid
+
+    import firebase_admin
+    from firebase_admin import db as admin_db
+    from firebase_admin import exceptions as admin_exceptions
+
+    namespace = f"{PROJECT}-default-rtdb"
+    app = firebase_admin.initialize_app(
+        options={"projectId": PROJECT, "databaseURL": f"http://{hearth['database']}?ns={namespace}"},
+        name=f"indexes-{uuid.uuid4().hex[:8]}")
+    try:
+        reference = admin_db.reference("admin-plain", app=app)
+        reference.set({"a": {"score": 2}, "b": {"score": 1}})
+        ordered = reference.order_by_child("score").limit_to_first(1)
+        if hearth["strict"]:
+            with pytest.raises(admin_exceptions.InvalidArgumentError) as refused:
+                ordered.get()
+            assert 'Index not defined, add ".indexOn": "score", for path "/admin-plain", to the rules' in str(refused.value)
+        else:
+            assert list(ordered.get().keys()) == ["b"]
+        # Indexed where the rules say so: fine in both modes.
+        admin_db.reference("indexed", app=app).set({"a": {"score": 2}, "b": {"score": 1}})
+        assert list(admin_db.reference("indexed", app=app).order_by_child("score").limit_to_first(1).get().keys()) == ["b"]
+    finally:
+        firebase_admin.delete_app(app)
