@@ -132,3 +132,33 @@ def test_bad_input_is_refused_without_harm(suite):
                                            "d0": "!!!"}, timeout=10)
     assert answer.status_code == 200 and "pLPCommand('close')" in answer.text
     assert requests.get(f"http://{suite.database_host}/.json", headers={"Authorization": "Bearer owner"}, timeout=10).status_code == 200
+
+
+def test_a_held_poll_does_not_hold_up_the_suite_stopping(tmp_path):
+    """SIGTERM with a poll held (the server holds one up to 20 s): the session ends, its poll is answered,
+    and hearth exits at once instead of waiting for the hold."""
+    import signal
+    from dataclasses import dataclass
+
+    from support import RunningHearth
+
+    process = RunningHearth(["--only", "database", "--port", "database=0", "--port", "hub=0", "--port", "ui=0"], cwd=tmp_path)
+    process.wait_ready()
+
+    @dataclass
+    class Where:
+        database_host: str
+
+    try:
+        session = Session(Where(process.addresses["Database"]), "demo-held-poll")
+        answered = []
+        poller = threading.Thread(target=lambda: answered.append(session.request(timeout=30)), daemon=True)
+        poller.start()
+        time.sleep(0.5)  # the poll is held now
+        began = time.monotonic()
+        assert process.stop(signal.SIGTERM, timeout=10) == 0
+        assert time.monotonic() - began < 5, process.output()
+        poller.join(5)
+        assert answered, "the held poll was answered"
+    finally:
+        process.stop()

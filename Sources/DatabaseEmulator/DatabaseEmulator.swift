@@ -18,6 +18,8 @@ public final class DatabaseEmulator: ServedEmulator {
     let databases: Databases
     /// The HTTP server the emulator listens with.
     public let server: EmulatorServer
+    /// The wire protocol's long-polling sessions (ended when the emulator stops).
+    private let longPolling: LongPollEndpoint
 
     /// Creates the emulator; nothing listens until `start()`. `rulesFile` (optional) holds the rules of the
     /// project's default database and of each namespace in `rulesNamespaces`; it is reloaded when it changes.
@@ -39,6 +41,7 @@ public final class DatabaseEmulator: ServedEmulator {
             projectID: projectID, rulesFiles: files, clock: clock, logger: logger, durable: durable, requests: requests)
         self.databases = databases
         let longPolling = LongPollEndpoint(databases: databases)
+        self.longPolling = longPolling
         let api = DatabaseAPI(databases: databases, longPolling: longPolling, strictIndexes: strictIndexes)
         let webSocket = WebSocketEndpoint(databases: databases, access: LocalAccess(boundHost: host), longPolling: longPolling)
         server = EmulatorServer(
@@ -72,5 +75,12 @@ public final class DatabaseEmulator: ServedEmulator {
     /// Empties every database (rules stay). Throws only when the data folder refuses the change.
     public func reset() throws {
         try databases.reset()
+    }
+
+    /// Ends the long-polling sessions (a held poll is answered at once, so the server's graceful shutdown
+    /// does not wait up to its 20 s hold), then stops listening.
+    public func stop() async {
+        longPolling.endAll()
+        await server.stop()
     }
 }

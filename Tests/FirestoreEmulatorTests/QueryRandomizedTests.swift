@@ -89,9 +89,9 @@ import Testing
         #expect(countedOnIndex > 50, "counts on an index: \(countedOnIndex)")
         // The plans used the indexes: one was built for each field queried, and writes kept it since.
         let (indexed, _) = try store.read(F.database) { (view: inout DatabaseView) throws(FirestoreError) -> Set<String> in
-            Set(view.state.collections[DocumentPath(segments: ["c"])]?.fieldIndexes.keys.map(\.description) ?? [])
+            Set(view.state.collections[DocumentPath(segments: ["c"])]?.fieldIndexes.keys.map { "\($0.path)\($0.elements ? "[]" : "")" } ?? [])
         }
-        #expect(indexed == ["a", "b", "m.x"])
+        #expect(indexed == ["a", "b", "m.x", "a[]", "b[]", "m.x[]"])
     }
 
     // MARK: - Random inputs

@@ -131,6 +131,15 @@ final class LongPollEndpoint: Sendable {
         session.end()
     }
 
+    /// Ends every session (the emulator stops).
+    func endAll() {
+        let sessions = registry.withLock { registry in
+            defer { registry.sessions = [:] }
+            return Array(registry.sessions.values)
+        }
+        for session in sessions { session.end() }
+    }
+
     /// Ends the sessions no request has reached for `idleLimit`, every few seconds while any is open.
     private func sweep() {
         Task.detached { [self] in

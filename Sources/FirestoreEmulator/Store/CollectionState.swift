@@ -15,7 +15,7 @@ struct CollectionState: Sendable {
     /// How many of `entries` exist now (the others are recent deletes).
     var existingCount = 0
     /// The single-field indexes built for queries, by field (see `FieldIndex`).
-    var fieldIndexes: [FieldPath: FieldIndex] = [:]
+    var fieldIndexes: [IndexedField: FieldIndex] = [:]
 
     /// Whether the collection holds nothing at all.
     var isEmpty: Bool { ids.count == 0 }

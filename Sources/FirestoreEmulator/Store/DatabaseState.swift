@@ -199,14 +199,15 @@ final class DatabaseState {
     /// The single-field index of `field` in the collection at `collectionPath`, built now (in O(n log n))
     /// if the collection has none yet and holds at least `minimumCount` documents; `nil` otherwise. Once
     /// built, every write keeps it current.
-    func fieldIndex(_ field: FieldPath, in collectionPath: DocumentPath, minimumCount: Int) -> FieldIndex? {
+    func fieldIndex(_ field: IndexedField, in collectionPath: DocumentPath, minimumCount: Int) -> FieldIndex? {
         guard let collection = collections[collectionPath] else { return nil }
         if let index = collection.fieldIndexes[field] { return index }
         guard collection.entries.count >= minimumCount else { return nil }
         var entries: [IndexEntry] = []
         entries.reserveCapacity(collection.entries.count)
         for (id, entry) in collection.entries {
-            if let document = entry.current, let value = FirestoreValue.value(at: field, in: document.fields) {
+            guard let document = entry.current else { continue }
+            for value in field.entries(for: FirestoreValue.value(at: field.path, in: document.fields)) {
                 entries.append(IndexEntry(value: value, id: id))
             }
         }

@@ -118,7 +118,7 @@ extension DatabaseView {
             return (AnySequence(equal.lazy.compactMap(document)), order == [QueryOrder(field: .documentName)])
         }
         guard order.count == 2, order[0].field != .documentName, order[1] == QueryOrder(field: .documentName, descending: order[0].descending),
-            let index = state.fieldIndex(order[0].field, in: collectionPath, minimumCount: indexThreshold)
+            let index = state.fieldIndex(IndexedField(path: order[0].field), in: collectionPath, minimumCount: indexThreshold)
         else { return nil }
         let ordered = Self.range(
             of: index, field: order[0].field, descending: order[0].descending, conjunction: conjunction, start: query.startAt?.values.first)
@@ -146,7 +146,7 @@ extension DatabaseView {
             leaves.append((op, operand))
         }
         guard query.orderBy.allSatisfy({ $0.field == field || $0.field == .documentName }),
-            let index = state.fieldIndex(field, in: query.parent.appending(query.collectionID), minimumCount: indexThreshold)
+            let index = state.fieldIndex(IndexedField(path: field), in: query.parent.appending(query.collectionID), minimumCount: indexThreshold)
         else { return nil }
         let limit = query.limit ?? .max
         var count = 0
@@ -197,10 +197,15 @@ extension DatabaseView {
             : AnySequence(index.elements(from: belowStart).lazy.prefix { !pastEnd($0) })
     }
 
-    /// The first equality filter on a field (not `__name__`) that every match satisfies.
-    private static func equality(in filter: QueryFilter?) -> (FieldPath, FirestoreValue)? {
-        for case .field(let field, .equal, let value) in conjunction(of: filter) where field != .documentName {
-            return (field, value)
+    /// The first equality filter on a field (not `__name__`) that every match satisfies, else the first
+    /// array-contains filter: the index (a field's values, or its arrays' elements) and the value to read.
+    private static func equality(in filter: QueryFilter?) -> (IndexedField, FirestoreValue)? {
+        let comparisons = conjunction(of: filter)
+        for case .field(let field, .equal, let value) in comparisons where field != .documentName {
+            return (IndexedField(path: field), value)
+        }
+        for case .field(let field, .arrayContains, let value) in comparisons where field != .documentName {
+            return (IndexedField(path: field, elements: true), value)
         }
         return nil
     }

@@ -20,21 +20,43 @@ enum IndexEntryOrder: ChunkOrder {
     }
 }
 
-/// A single-field index of one collection: every existing document that has the field, by its value. Built
-/// the first time a query of a large enough collection can use it, then kept current by every write (see
-/// `DatabaseState.fieldIndex(_:in:)`).
+/// A single-field index of one collection: every existing document that has the field, by its value (or,
+/// for an array-contains index, once by each distinct element of its array). Built the first time a query
+/// can use it, then kept current by every write (see `DatabaseState.fieldIndex(_:in:minimumCount:)`).
 typealias FieldIndex = SortedChunks<IndexEntryOrder>
+
+/// What a field index orders: a field's values, or the elements of its arrays (array-contains).
+struct IndexedField: Sendable, Hashable {
+    /// The field.
+    var path: FieldPath
+    /// Whether the entries are the array's elements rather than the value.
+    var elements = false
+
+    /// The values a document's `value` of the field puts in the index: itself, or its array's distinct
+    /// elements (none when it is not an array).
+    func entries(for value: FirestoreValue?) -> [FirestoreValue] {
+        guard let value else { return [] }
+        guard elements else { return [value] }
+        guard case .array(let items) = value else { return [] }
+        var distinct: [FirestoreValue] = []
+        for item in items.sorted(by: { FirestoreValue.compare($0, $1) < 0 })
+        where distinct.last.map({ FirestoreValue.compare($0, item) != 0 }) ?? true {
+            distinct.append(item)
+        }
+        return distinct
+    }
+}
 
 extension CollectionState {
     /// Keeps the collection's field indexes current when document `id` goes from `before` to `after`.
     mutating func reindexFields(of id: String, from before: Document?, to after: Document?) {
         guard !fieldIndexes.isEmpty else { return }
         for field in Array(fieldIndexes.keys) {
-            let old = before.flatMap { FirestoreValue.value(at: field, in: $0.fields) }
-            let new = after.flatMap { FirestoreValue.value(at: field, in: $0.fields) }
+            let old = before.flatMap { FirestoreValue.value(at: field.path, in: $0.fields) }
+            let new = after.flatMap { FirestoreValue.value(at: field.path, in: $0.fields) }
             if let old, let new, FirestoreValue.compare(old, new) == 0 { continue }
-            if let old { fieldIndexes[field]!.remove(IndexEntry(value: old, id: id)) }
-            if let new { fieldIndexes[field]!.insert(IndexEntry(value: new, id: id)) }
+            for value in field.entries(for: old) { fieldIndexes[field]!.remove(IndexEntry(value: value, id: id)) }
+            for value in field.entries(for: new) { fieldIndexes[field]!.insert(IndexEntry(value: value, id: id)) }
         }
     }
 }
