@@ -65,9 +65,9 @@ struct DatabaseView {
             let threshold = indexThreshold
             let candidates = state.collectionGroup(query.collectionID, under: query.parent).lazy.flatMap { path in
                 // With an equality filter, each collection's documents equal to its value only.
-                if let (field, value) = groupEquality, let index = state.fieldIndex(field, in: path, minimumCount: threshold) {
+                if let (field, values) = groupEquality, let index = state.fieldIndex(field, in: path, minimumCount: threshold) {
                     let entries = state.collections[path]?.entries ?? [:]
-                    return AnySequence(Self.equal(value, in: index).lazy.compactMap { entries[$0.id]?.current })
+                    return AnySequence(values.lazy.flatMap { Self.equal($0, in: index) }.compactMap { entries[$0.id]?.current })
                 }
                 return AnySequence(state.unorderedDocuments(in: path, at: readTime))
             }
@@ -107,8 +107,12 @@ extension DatabaseView {
         // The collection looked up once: each candidate then costs one lookup by id.
         let entries = state.collections[collectionPath]?.entries ?? [:]
         let document = { (entry: IndexEntry) in entries[entry.id]?.current }
-        if let (field, value) = Self.equality(in: query.filter) {
+        if let (field, values) = Self.equality(in: query.filter) {
             guard let index = state.fieldIndex(field, in: collectionPath, minimumCount: indexThreshold) else { return nil }
+            // An `in` list: its values' ranges one after another (the query sorts them).
+            guard values.count == 1, let value = values.first else {
+                return (AnySequence(values.lazy.flatMap { Self.equal($0, in: index) }.compactMap(document)), false)
+            }
             let equal = Self.equal(value, in: index)
             if order == [QueryOrder(field: .documentName, descending: true)] {
                 let reversed = index.reversed(before: { FirestoreValue.compare($0.value, value) <= 0 })
@@ -198,14 +202,24 @@ extension DatabaseView {
     }
 
     /// The first equality filter on a field (not `__name__`) that every match satisfies, else the first
-    /// array-contains filter: the index (a field's values, or its arrays' elements) and the value to read.
-    private static func equality(in filter: QueryFilter?) -> (IndexedField, FirestoreValue)? {
+    /// array-contains filter, else the first `in` filter: the index (a field's values, or its arrays'
+    /// elements) and the values to read (an `in` list's distinct values: a document has one value, so it is
+    /// in one of their ranges at most).
+    private static func equality(in filter: QueryFilter?) -> (IndexedField, [FirestoreValue])? {
         let comparisons = conjunction(of: filter)
         for case .field(let field, .equal, let value) in comparisons where field != .documentName {
-            return (IndexedField(path: field), value)
+            return (IndexedField(path: field), [value])
         }
         for case .field(let field, .arrayContains, let value) in comparisons where field != .documentName {
-            return (IndexedField(path: field, elements: true), value)
+            return (IndexedField(path: field, elements: true), [value])
+        }
+        for case .field(let field, .in, .array(let values)) in comparisons where field != .documentName {
+            var distinct: [FirestoreValue] = []
+            for value in values.sorted(by: { FirestoreValue.compare($0, $1) < 0 })
+            where distinct.last.map({ FirestoreValue.compare($0, value) != 0 }) ?? true {
+                distinct.append(value)
+            }
+            return (IndexedField(path: field), distinct)
         }
         return nil
     }
