@@ -120,6 +120,11 @@ import Testing
             collectionGroup: "cities", scope: .collection,
             fields: [IndexField(path: field("a"), kind: .ascending), IndexField(path: field("c"), kind: .ascending)])))
         #expect(StructuredQuery.disjunctions(of: and(either, .composite(.or, [equal("c"), equal("d")]))).count == 4)
+        // Each disjunction starts from the query's orders: an equality on `a` fixes the order on `a` in its
+        // own disjunction only.
+        #expect(query(either, orderBy: [order("a")]).missingIndex(in: IndexDefinitions()) == .composite(CompositeIndex(
+            collectionGroup: "cities", scope: .collection,
+            fields: [IndexField(path: field("b"), kind: .ascending), IndexField(path: field("a"), kind: .ascending)])))
     }
 
     @Test func anIndexesFileThatCannotBeReadNamesTheEntry() {

@@ -46,8 +46,9 @@ extension StructuredQuery {
     func missingIndex(in definitions: IndexDefinitions) -> MissingIndex? {
         guard findNearest == nil else { return nil }
         let scope: IndexScope = allDescendants ? .collectionGroup : .collection
-        var orders = normalizedOrder.map { IndexField(path: $0.field, kind: $0.descending ? .descending : .ascending) }
+        let normalized = normalizedOrder.map { IndexField(path: $0.field, kind: $0.descending ? .descending : .ascending) }
         for conjunction in Self.disjunctions(of: filter) {
+            var orders = normalized
             var equalities: [IndexField] = []
             for leaf in conjunction {
                 let field: IndexField?
