@@ -27,6 +27,15 @@ extension JSONValue {
         String(decoding: serializedBytes(), as: UTF8.self)
     }
 
+    /// Indented JSON text with sorted keys and unescaped slashes, for people to read (`print=pretty`, files
+    /// to paste from).
+    public func prettySerialized() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return serialized() }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// `serialized()` as UTF-8 bytes, for a response body (no string in between).
     public func serializedBytes() -> [UInt8] {
         var output: [UInt8] = []

@@ -1,6 +1,5 @@
 import EmulatorCore
 import EmulatorHTTP
-import Foundation
 import Logging
 import SecurityRules
 
@@ -106,11 +105,7 @@ public final class FirestoreEmulator: ServedEmulator {
         guard missing["indexes"]?.arrayValue?.isEmpty == false || missing["fieldOverrides"]?.arrayValue?.isEmpty == false else {
             return nil
         }
-        let text = missing.serialized()
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
-            let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        else { return text }
-        return String(decoding: pretty, as: UTF8.self)
+        return missing.prettySerialized()
     }
 
     /// Deletes every document of the default database of `project` (of `projectID` when `nil`).

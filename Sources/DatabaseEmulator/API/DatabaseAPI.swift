@@ -141,7 +141,7 @@ struct DatabaseAPI: Sendable {
     /// A JSON body as the request asked: compact, or indented for `print=pretty`.
     static func body(_ value: JSONValue, fields: FormFields, status: Int = 200, headers: HTTPFields = [:]) -> Response {
         var text = value.serialized()
-        if fields["print"] == "pretty" { text = pretty(value) }
+        if fields["print"] == "pretty" { text = value.prettySerialized() }
         if let callback = fields["callback"] {
             text = "\(callback)(\(text));"
         }
@@ -167,13 +167,6 @@ struct DatabaseAPI: Sendable {
                 $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_" || $0 == "$")
             }
         }
-    }
-
-    private static func pretty(_ value: JSONValue) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return value.serialized() }
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// The failure a database error is over REST.

@@ -109,17 +109,11 @@ extension DatabaseView {
         let document = { (entry: IndexEntry) in entries[entry.id]?.current }
         if let (field, values) = Self.equality(in: query.filter) {
             guard let index = state.fieldIndex(field, in: collectionPath, minimumCount: indexThreshold) else { return nil }
-            // An `in` list: its values' ranges one after another (the query sorts them).
-            guard values.count == 1, let value = values.first else {
-                return (AnySequence(values.lazy.flatMap { Self.equal($0, in: index) }.compactMap(document)), false)
-            }
-            let equal = Self.equal(value, in: index)
-            if order == [QueryOrder(field: .documentName, descending: true)] {
-                let reversed = index.reversed(before: { FirestoreValue.compare($0.value, value) <= 0 })
-                    .lazy.prefix { FirestoreValue.compare($0.value, value) == 0 }
-                return (AnySequence(reversed.compactMap(document)), true)
-            }
-            return (AnySequence(equal.lazy.compactMap(document)), order == [QueryOrder(field: .documentName)])
+            // One value's range is in name order (read backwards for a descending one); an `in` list's ranges
+            // come one after another, and the query sorts them.
+            let descending = order == [QueryOrder(field: .documentName, descending: true)]
+            let candidates = values.lazy.flatMap { Self.equal($0, in: index, descending: descending) }.compactMap(document)
+            return (AnySequence(candidates), values.count == 1 && (descending || order == [QueryOrder(field: .documentName)]))
         }
         guard order.count == 2, order[0].field != .documentName, order[1] == QueryOrder(field: .documentName, descending: order[0].descending),
             let index = state.fieldIndex(IndexedField(path: order[0].field), in: collectionPath, minimumCount: indexThreshold)
@@ -214,19 +208,17 @@ extension DatabaseView {
             return (IndexedField(path: field, elements: true), [value])
         }
         for case .field(let field, .in, .array(let values)) in comparisons where field != .documentName {
-            var distinct: [FirestoreValue] = []
-            for value in values.sorted(by: { FirestoreValue.compare($0, $1) < 0 })
-            where distinct.last.map({ FirestoreValue.compare($0, value) != 0 }) ?? true {
-                distinct.append(value)
-            }
-            return (IndexedField(path: field), distinct)
+            return (IndexedField(path: field), FirestoreValue.distinct(values))
         }
         return nil
     }
 
-    /// The entries of `index` whose value equals `value`, in name order.
-    private static func equal(_ value: FirestoreValue, in index: FieldIndex) -> AnySequence<IndexEntry> {
-        AnySequence(index.elements(from: { FirestoreValue.compare($0.value, value) < 0 }).lazy.prefix { FirestoreValue.compare($0.value, value) == 0 })
+    /// The entries of `index` whose value equals `value`, in name order (reversed when `descending`).
+    private static func equal(_ value: FirestoreValue, in index: FieldIndex, descending: Bool = false) -> AnySequence<IndexEntry> {
+        let entries = descending
+            ? index.reversed(before: { FirestoreValue.compare($0.value, value) <= 0 })
+            : index.elements(from: { FirestoreValue.compare($0.value, value) < 0 })
+        return AnySequence(entries.lazy.prefix { FirestoreValue.compare($0.value, value) == 0 })
     }
 
     /// The comparisons every match satisfies: the filter's own, or those its top-level AND joins (none for

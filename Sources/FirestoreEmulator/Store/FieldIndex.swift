@@ -38,10 +38,16 @@ struct IndexedField: Sendable, Hashable {
         guard let value else { return [] }
         guard elements else { return [value] }
         guard case .array(let items) = value else { return [] }
+        return FirestoreValue.distinct(items)
+    }
+}
+
+extension FirestoreValue {
+    /// `values` without repeats (values Firestore holds equal, such as `1` and `1.0`, once), in value order.
+    static func distinct(_ values: [FirestoreValue]) -> [FirestoreValue] {
         var distinct: [FirestoreValue] = []
-        for item in items.sorted(by: { FirestoreValue.compare($0, $1) < 0 })
-        where distinct.last.map({ FirestoreValue.compare($0, item) != 0 }) ?? true {
-            distinct.append(item)
+        for value in values.sorted(by: { compare($0, $1) < 0 }) where distinct.last.map({ compare($0, value) != 0 }) ?? true {
+            distinct.append(value)
         }
         return distinct
     }
