@@ -36,9 +36,9 @@ public enum EmulatorUI {
     ) -> EmulatorResponder {
         EmulatorResponder { request, _ in
             let segments = request.pathSegments
-            if segments.count == 2, segments[0] == "api", let action = actions.transfers[segments[1]] {
+            if segments == ["api", "export"] || segments == ["api", "import"] {
                 guard request.method == .post else { throw APIError.notFound("Not Found") }
-                return await transfer(request, segments[1], action)
+                return await transfer(request, segments[1], segments[1] == "export" ? actions.export : actions.import)
             }
             if segments.starts(with: ["api", "requests"]) {
                 return try liveLogAPI(request, segments.dropFirst(2), requests, name: "requests", event: "request") { entry in
@@ -93,9 +93,6 @@ public enum EmulatorUI {
             self.export = export
             self.import = `import`
         }
-
-        /// The transfers by their API name; those the suite cannot do answer 400.
-        var transfers: [String: Transfer?] { ["export": export, "import": `import`] }
     }
 
     private static func transfer(_ request: Request, _ name: String, _ action: Actions.Transfer?) async -> Response {
