@@ -14,8 +14,8 @@ struct CollectionState: Sendable {
     var revision: UInt64 = 0
     /// How many of `entries` exist now (the others are recent deletes).
     var existingCount = 0
-    /// The single-field indexes built for queries, by field (see `FieldIndex`).
-    var fieldIndexes: [IndexedField: FieldIndex] = [:]
+    /// The indexes built for queries, by key (see `FieldIndex`).
+    var fieldIndexes: [IndexKey: FieldIndex] = [:]
 
     /// Whether the collection holds nothing at all.
     var isEmpty: Bool { ids.count == 0 }

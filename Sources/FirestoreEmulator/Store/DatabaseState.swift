@@ -196,24 +196,21 @@ final class DatabaseState {
         collections[collectionPath]?.existingCount ?? 0
     }
 
-    /// The single-field index of `field` in the collection at `collectionPath`, built now (in O(n log n))
-    /// if the collection has none yet and holds at least `minimumCount` documents; `nil` otherwise. Once
-    /// built, every write keeps it current.
-    func fieldIndex(_ field: IndexedField, in collectionPath: DocumentPath, minimumCount: Int) -> FieldIndex? {
+    /// The index with `key` of the collection at `collectionPath`, built now (in O(n log n)) if the
+    /// collection has none yet and holds at least `minimumCount` documents; `nil` otherwise. Once built,
+    /// every write keeps it current.
+    func fieldIndex(_ key: IndexKey, in collectionPath: DocumentPath, minimumCount: Int) -> FieldIndex? {
         guard let collection = collections[collectionPath] else { return nil }
-        if let index = collection.fieldIndexes[field] { return index }
+        if let index = collection.fieldIndexes[key] { return index }
         guard collection.entries.count >= minimumCount else { return nil }
         var entries: [IndexEntry] = []
         entries.reserveCapacity(collection.entries.count)
         for (id, entry) in collection.entries {
-            guard let document = entry.current else { continue }
-            for value in field.entries(for: FirestoreValue.value(at: field.path, in: document.fields)) {
-                entries.append(IndexEntry(value: value, id: id))
-            }
+            for value in key.entries(for: entry.current) { entries.append(IndexEntry(value: value, id: id)) }
         }
         entries.sort(by: IndexEntryOrder.precedes)
         let index = FieldIndex(sorted: entries)
-        collections[collectionPath]!.fieldIndexes[field] = index
+        collections[collectionPath]!.fieldIndexes[key] = index
         return index
     }
 

@@ -1,0 +1,141 @@
+import EmulatorCore
+import Testing
+
+@testable import FirestoreEmulator
+
+/// Which index a query reads and how: the chat app's queries (an equality or array-contains with an order on
+/// another field) read a composite index's range in their order, so they touch what they return; shapes an
+/// index cannot order still read a bounded superset that the query sorts.
+@Suite struct IndexPlanTests {
+    typealias F = QueryFixture
+
+    /// Messages of three conversations, timestamps interleaved; each message's sender's ids in `readBy`.
+    static func messages() -> [Document] {
+        (0..<30).map { n in
+            F.document("c/m\(n)", [
+                "conversationId": .string("conv\(n % 3)"), "timestamp": .integer(Int64(n)),
+                "readBy": .array([.string("u\(n % 2)"), .string("u\(n % 5)")]),
+            ])
+        }
+    }
+
+    /// A store holding `documents`, and `query`'s plan with the entries its first range yields.
+    static func read(_ query: StructuredQuery, over documents: [Document]) throws -> (plan: IndexPlan, entries: [String], results: [String]) {
+        let store = try FirestoreStore(clock: SystemClock())
+        _ = try store.commit(F.database, writes: documents.map { Write(path: $0.path, operation: .update(fields: $0.fields)) }) { _, _, _ in }
+        let plan = try #require(IndexPlan(query))
+        let (read, _) = try store.read(F.database) { (view: inout DatabaseView) throws(FirestoreError) -> ([String]?, [String]) in
+            let index = view.state.fieldIndex(plan.key, in: DocumentPath(segments: ["c"]), minimumCount: 0)
+            let entries = index.map { index in plan.prefixes.flatMap { plan.entries(of: index, prefix: $0).map(\.id) } }
+            return (entries, view.run(query).map { $0.path.lastSegment ?? "" })
+        }
+        return (plan, try #require(read.0), read.1)
+    }
+
+    static func fields(_ plan: IndexPlan) -> [String] {
+        plan.key.fields.map { "\($0.path)\($0.elements ? "[]" : "")" }
+    }
+
+    @Test func anEqualityOrderedByAnotherFieldReadsACompositeIndexInItsOrder() throws {
+        var query = F.query(.field(F.field("conversationId"), .equal, .string("conv1")), orderBy: [QueryOrder(field: F.field("timestamp"), descending: true)])
+        query.limit = 3
+        let (plan, entries, results) = try Self.read(query, over: Self.messages())
+        #expect(Self.fields(plan) == ["conversationId", "timestamp"])
+        #expect(plan.inOrder && plan.descending)
+        // The range holds the conversation's messages only, newest first: the first three are the answer.
+        #expect(entries == stride(from: 28, through: 1, by: -3).map { "m\($0)" })
+        #expect(results == ["m28", "m25", "m22"])
+    }
+
+    @Test func anArrayContainsOrderedByAnotherFieldReadsACompositeIndexInItsOrder() throws {
+        let query = F.query(
+            .composite(.and, [.field(F.field("readBy"), .arrayContains, .string("u3")), .field(F.field("timestamp"), .lessThan, .integer(20))]),
+            orderBy: [QueryOrder(field: F.field("timestamp"), descending: true)])
+        let (plan, entries, results) = try Self.read(query, over: Self.messages())
+        #expect(Self.fields(plan) == ["readBy[]", "timestamp"])
+        #expect(plan.inOrder)
+        // The range stops at the bound: from 19 down, the messages u3 read.
+        #expect(entries == ["m18", "m13", "m8", "m3"])
+        #expect(results == entries)
+    }
+
+    @Test func severalEqualitiesFixTheirFieldsInOneOrderWhateverTheFiltersOrder() throws {
+        let documents = (0..<12).map { n in F.document("c/d\(n)", ["a": .integer(Int64(n % 2)), "b": .integer(Int64(n % 3)), "t": .integer(Int64(n))]) }
+        let forward = F.query(.composite(.and, [.field(F.field("b"), .equal, .integer(1)), .field(F.field("a"), .equal, .integer(0))]), orderBy: [QueryOrder(field: F.field("t"))])
+        let backward = F.query(.composite(.and, [.field(F.field("a"), .equal, .integer(0)), .field(F.field("b"), .equal, .integer(1))]), orderBy: [QueryOrder(field: F.field("t"))])
+        let (one, entries, results) = try Self.read(forward, over: documents)
+        let (other, _, _) = try Self.read(backward, over: documents)
+        #expect(one.key == other.key)
+        #expect(Self.fields(one) == ["a", "b", "t"])
+        #expect(entries == ["d4", "d10"])
+        #expect(results == entries)
+    }
+
+    @Test func anArrayContainsAnyListYieldsEachDocumentOnce() throws {
+        let query = F.query(.field(F.field("readBy"), .arrayContainsAny, .array([.string("u0"), .string("u1"), .string("u0")])), orderBy: [])
+        let (plan, entries, results) = try Self.read(query, over: Self.messages())
+        #expect(plan.deduplicates && !plan.inOrder)
+        #expect(plan.prefixes.count == 2)
+        // Each message is in one range or both (u0 by n % 2 and n % 5): the entries repeat, the results do not.
+        #expect(entries.count > 30)
+        #expect(results == Self.messages().map { $0.path.lastSegment! }.sorted { DocumentIDOrder.precedes($0, $1) })
+    }
+
+    @Test func ordersInTwoDirectionsIndexTheFirstAndSortTheRest() throws {
+        let query = F.query(nil, orderBy: [QueryOrder(field: F.field("conversationId")), QueryOrder(field: F.field("timestamp"), descending: true)])
+        let (plan, _, results) = try Self.read(query, over: Self.messages())
+        #expect(Self.fields(plan) == ["conversationId"])
+        #expect(!plan.inOrder)
+        #expect(results.prefix(3) == ["m27", "m24", "m21"])
+    }
+
+    @Test func anInListReadsARangePerValueAndTheQuerySortsThem() throws {
+        var query = F.query(
+            .field(F.field("conversationId"), .in, .array([.string("conv2"), .string("conv0")])), orderBy: [QueryOrder(field: F.field("timestamp"))])
+        query.limit = 4
+        let (plan, entries, results) = try Self.read(query, over: Self.messages())
+        #expect(Self.fields(plan) == ["conversationId", "timestamp"])
+        #expect(plan.prefixes.count == 2 && !plan.inOrder)
+        #expect(entries.count == 20)
+        #expect(results == ["m0", "m2", "m3", "m5"])
+    }
+
+    @Test func anOrQueryReadsEachDisjunctionsRangesOnce() throws {
+        let either = F.query(
+            .composite(.or, [.field(F.field("conversationId"), .equal, .string("conv1")), .field(F.field("timestamp"), .lessThan, .integer(3))]),
+            orderBy: [QueryOrder(field: F.field("timestamp"), descending: true)])
+        let plans = try #require(IndexPlan.disjunctions(of: either))
+        #expect(plans.map(Self.fields) == [["conversationId", "timestamp"], ["timestamp"]])
+        let (_, _, results) = try Self.read(F.query(.field(F.field("timestamp"), .lessThan, .integer(3))), over: Self.messages())
+        #expect(results == ["m0", "m1", "m2"])
+        let store = try FirestoreStore(clock: SystemClock())
+        _ = try store.commit(F.database, writes: Self.messages().map { Write(path: $0.path, operation: .update(fields: $0.fields)) }) { _, _, _ in }
+        let (found, _) = try store.read(F.database) { (view: inout DatabaseView) throws(FirestoreError) -> [String] in
+            view.run(either).map { $0.path.lastSegment ?? "" }
+        }
+        // m1 is in both disjunctions, once in the results.
+        #expect(found == ["m28", "m25", "m22", "m19", "m16", "m13", "m10", "m7", "m4", "m2", "m1", "m0"])
+        // A disjunction that bounds nothing would read its whole index: such a query is scanned.
+        let unbounded = F.query(.composite(.or, [.field(F.field("conversationId"), .equal, .string("conv1")), .field(F.field("timestamp"), .notEqual, .integer(3))]))
+        #expect(IndexPlan.disjunctions(of: unbounded) == nil)
+    }
+
+    @Test func countsOnACompositeIndexAreExactOrNotTakenFromIt() throws {
+        let store = try FirestoreStore(clock: SystemClock())
+        _ = try store.commit(F.database, writes: Self.messages().map { Write(path: $0.path, operation: .update(fields: $0.fields)) }) { _, _, _ in }
+        let conversation = QueryFilter.field(F.field("conversationId"), .equal, .string("conv1"))
+        let recent = QueryFilter.field(F.field("timestamp"), .greaterThanOrEqual, .integer(10))
+        let either = QueryFilter.composite(.or, [.field(F.field("timestamp"), .equal, .integer(1)), .field(F.field("timestamp"), .equal, .integer(4))])
+        let ((ranged, nested, nan), _) = try store.read(F.database) { (view: inout DatabaseView) throws(FirestoreError) -> (Int?, Int?, Int?) in
+            (
+                view.indexedCount(of: F.query(.composite(.and, [conversation, recent]))),
+                view.indexedCount(of: F.query(.composite(.and, [conversation, either]))),
+                view.indexedCount(of: F.query(.field(F.field("timestamp"), .in, .array([.double(.nan), .integer(1)]))))
+            )
+        }
+        // conv1 from 10 on: 10, 13, 16, 19, 22, 25, 28.
+        #expect(ranged == 7)
+        // An OR inside the AND, or a NaN the index holds equal to NaN: counted by running the query.
+        #expect(nested == nil && nan == nil)
+    }
+}
