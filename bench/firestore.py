@@ -11,8 +11,10 @@ keep-alive HTTP/1.1 connection (REST, as curl and server code use it):
 2. times queries on the loaded collection (median and p95 of --repeat runs): get one document by name, an
    equality filter with limit 10, order by name with limit 10, an inequality + order by field with limit
    10, order by a field descending with limit 10, a range with limit 10, an equality on a field every
-   document has a value of its own for, a cursor page, a count with a filter that a tenth of the documents
-   match, a count aggregation over the whole collection, and a page of ListDocuments;
+   document has a value of its own for, a cursor page, an equality or an array-contains ordered by another
+   field with limit 10 (composite indexes), an OR of an equality and a range with limit 10, a count with an
+   equality and a range, a count with a filter that a tenth of the documents match, a count aggregation
+   over the whole collection, and a page of ListDocuments;
 3. prints the server's resident memory.
 
 Usage: bench/firestore.py [--docs 1000000] [--slice 100000] [--repeat 20] [--connections 2] [--bin PATH]
@@ -197,6 +199,26 @@ def main() -> None:
                     "from": [{"collectionId": "bench"}], "limit": 10,
                     "orderBy": [{"field": field("n"), "direction": "ASCENDING"}],
                     "startAt": {"values": [{"integerValue": str(args.docs // 2)}], "before": False}})),
+                "where group == 7, order by n desc, limit 10": lambda: client.call("POST", root + ":runQuery", query({
+                    "from": [{"collectionId": "bench"}], "limit": 10,
+                    "where": {"fieldFilter": {"field": field("group"), "op": "EQUAL", "value": {"integerValue": "7"}}},
+                    "orderBy": [{"field": field("n"), "direction": "DESCENDING"}]})),
+                "where tags contains t3, order by n desc, limit 10": lambda: client.call("POST", root + ":runQuery", query({
+                    "from": [{"collectionId": "bench"}], "limit": 10,
+                    "where": {"fieldFilter": {"field": field("tags"), "op": "ARRAY_CONTAINS", "value": {"stringValue": "t3"}}},
+                    "orderBy": [{"field": field("n"), "direction": "DESCENDING"}]})),
+                "where group == 7 or n < 100, limit 10": lambda: client.call("POST", root + ":runQuery", query({
+                    "from": [{"collectionId": "bench"}], "limit": 10,
+                    "where": {"compositeFilter": {"op": "OR", "filters": [
+                        {"fieldFilter": {"field": field("group"), "op": "EQUAL", "value": {"integerValue": "7"}}},
+                        {"fieldFilter": {"field": field("n"), "op": "LESS_THAN", "value": {"integerValue": "100"}}}]}}})),
+                "count(*) where group == 7 and n >= half": lambda: client.call("POST", root + ":runAggregationQuery", json.dumps({
+                    "structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "bench"}],
+                        "where": {"compositeFilter": {"op": "AND", "filters": [
+                            {"fieldFilter": {"field": field("group"), "op": "EQUAL", "value": {"integerValue": "7"}}},
+                            {"fieldFilter": {"field": field("n"), "op": "GREATER_THAN_OR_EQUAL",
+                                             "value": {"integerValue": str(args.docs // 2)}}}]}}},
+                        "aggregations": [{"alias": "n", "count": {}}]}}).encode()),
                 "count(*) where group < 10 (a tenth)": lambda: client.call("POST", root + ":runAggregationQuery", json.dumps({
                     "structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "bench"}],
                         "where": {"fieldFilter": {"field": field("group"), "op": "LESS_THAN", "value": {"integerValue": "10"}}}},

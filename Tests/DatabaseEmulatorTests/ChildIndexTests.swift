@@ -1,6 +1,7 @@
 import DatabaseTree
 import EmulatorCore
 import HashTreeCollections
+import Synchronization
 import Testing
 
 @testable import DatabaseEmulator
@@ -52,5 +53,40 @@ import Testing
         #expect(database.childIndexCount == 1)
         #expect(read == byKey.window(of: database.root.node(at: DatabasePath("plain"))))
         #expect(read.children.keys.sorted() == ["c5", "c50", "c500", "c501"])
+    }
+
+    @Test func queryListensOverAnIndexedNodeAreSentThePassesWindowAfterEveryWrite() throws {
+        let database = try makeDatabase(rules: #"{"rules": {".read": true, ".write": true, "scores": {".indexOn": ["score"]}}}"#)
+        var children: [String: JSONValue] = [:]
+        for n in 0..<1_200 { children["c\(n)"] = ["score": .int(Int64((n * 37) % 500))] }
+        try database.write(.set(DatabasePath("scores"), .object(children)), auth: .admin)
+        let top = DatabaseQuery(index: .child(DatabasePath("score")), limit: 3, limitFromLeft: false)
+        let sink = RecordingSink()
+        _ = try database.listen(DatabasePath("scores"), query: top, tag: 1, auth: .admin, sink: sink)
+        #expect(database.childIndexCount == 1)
+        let writes: [WriteRequest] = [
+            .set(DatabasePath("scores/c1/score"), .int(1_000)),  // into the window
+            .set(DatabasePath("scores/c2/score"), .int(-1)),  // outside it: nothing sent
+            .set(DatabasePath("scores/c1"), .null),  // out of it
+            .update(DatabasePath("scores"), [(DatabasePath("x"), ["score": .int(999)] as JSONValue), (DatabasePath("y/score"), JSONValue.int(998))]),
+        ]
+        for write in writes { try database.write(write, auth: .admin) }
+        let windows = sink.windows
+        #expect(windows.count == 4)
+        #expect(windows.last == top.window(of: database.root.node(at: DatabasePath("scores"))))
+        #expect(windows.last?.children.count == 3 && windows.last?.children["x"] != nil && windows.last?.children["y"] != nil)
+        #expect(database.childIndexCount == 1)
+    }
+}
+
+/// Keeps the nodes of the overwrites a listen is sent.
+private final class RecordingSink: ListenSink {
+    private let received = Mutex<[DataNode]>([])
+
+    var windows: [DataNode] { received.withLock { $0 } }
+
+    func deliver(_ delivery: Delivery) {
+        guard case .overwrite(_, let node, _) = delivery.event else { return }
+        received.withLock { $0.append(node) }
     }
 }

@@ -98,10 +98,16 @@ final class Database: Sendable {
         let now = self.now
         return try state.withLock { state throws(DatabaseError) -> DataNode in
             try Self.checkRead(path, query: query, auth: auth, state: state, now: now)
-            let node = state.root.node(at: path)
-            if let index = Self.childIndex(for: query, at: path, of: node, state: &state) { return query.window(of: node, using: index) }
-            return query.window(of: node)
+            return Self.window(of: query, at: path, in: state.root, state: &state)
         }
+    }
+
+    /// What `query` selects of the node at `path` of `root` (the current tree): through a child index when
+    /// one serves it (see `childIndex(for:at:of:state:)`), else by a pass over the children.
+    private static func window(of query: DatabaseQuery, at path: DatabasePath, in root: DataNode, state: inout State) -> DataNode {
+        let node = root.node(at: path)
+        if let index = childIndex(for: query, at: path, of: node, state: &state) { return query.window(of: node, using: index) }
+        return query.window(of: node)
     }
 
     /// Whether `auth` may read `path` with `query` (the data itself is not read).
@@ -165,7 +171,7 @@ final class Database: Sendable {
         let now = self.now
         return try state.withLock { state throws(DatabaseError) -> UInt64 in
             try Self.checkRead(path, query: query, auth: auth, state: state, now: now)
-            let view = query.window(of: state.root.node(at: path))
+            let view = Self.window(of: query, at: path, in: state.root, state: &state)
             let id = state.nextListenerID
             state.nextListenerID += 1
             state.listens.add(
@@ -374,7 +380,7 @@ final class Database: Sendable {
                 let key = EventKey.window(listener.path, listener.query, listener.tag)
                 guard
                     let shared = delivery(key, {
-                        .overwrite(path: listener.path, node: listener.query.window(of: new.node(at: listener.path)), tag: listener.tag)
+                        .overwrite(path: listener.path, node: window(of: listener.query, at: listener.path, in: new, state: &state), tag: listener.tag)
                     }), case .overwrite(_, let window, _) = shared.event, window != listener.window
                 else { continue }
                 state.listens.setWindow(window, of: listener.id)
