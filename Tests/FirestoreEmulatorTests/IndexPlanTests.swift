@@ -106,6 +106,8 @@ import Testing
             orderBy: [QueryOrder(field: F.field("timestamp"), descending: true)])
         let plans = try #require(IndexPlan.disjunctions(of: either))
         #expect(plans.map(Self.fields) == [["conversationId", "timestamp"], ["timestamp"]])
+        // Both read in the query's order, so their ranges are merged and a limit stops the read early.
+        #expect(plans.allSatisfy { $0.inOrder })
         let (_, _, results) = try Self.read(F.query(.field(F.field("timestamp"), .lessThan, .integer(3))), over: Self.messages())
         #expect(results == ["m0", "m1", "m2"])
         let store = try FirestoreStore(clock: SystemClock())

@@ -25,7 +25,11 @@ extension StructuredQuery {
 
     /// Whether `a` sorts before `b` under the normalized order (a missing ordered field sorts first).
     func precedes(_ a: Document, _ b: Document) -> Bool {
-        let order = normalizedOrder
+        Self.precedes(a, b, along: normalizedOrder)
+    }
+
+    /// Whether `a` sorts before `b` under `order` (a normalized order).
+    static func precedes(_ a: Document, _ b: Document, along order: [QueryOrder]) -> Bool {
         let result = QueryPlan.compare(along: order, count: order.count) {
             QueryPlan.Key.compare(QueryPlan.Key(of: a, at: order[$0].field), QueryPlan.Key(of: b, at: order[$0].field))
         }

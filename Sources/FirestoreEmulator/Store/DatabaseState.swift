@@ -204,11 +204,13 @@ final class DatabaseState {
         if let index = collection.fieldIndexes[key] { return index }
         guard collection.entries.count >= minimumCount else { return nil }
         var entries: [IndexEntry] = []
-        entries.reserveCapacity(collection.entries.count)
-        for (id, entry) in collection.entries {
-            for value in key.entries(for: entry.current) { entries.append(IndexEntry(value: value, id: id)) }
+        entries.reserveCapacity(collection.existingCount)
+        // Taken in name order and sorted stably by value: entries of one value keep that order, so the sort
+        // never compares ids (a field of few values has many ties).
+        for id in collection.ids.ids() {
+            for value in key.entries(for: collection.entries[id]?.current) { entries.append(IndexEntry(value: value, id: id)) }
         }
-        entries.sort(by: IndexEntryOrder.precedes)
+        entries.sort { FirestoreValue.compare($0.value, $1.value) < 0 }
         let index = FieldIndex(sorted: entries)
         collections[collectionPath]!.fieldIndexes[key] = index
         return index

@@ -94,7 +94,8 @@ struct DatabaseView {
 extension DatabaseView {
     /// Candidates for `query` (a superset of its matches, each once) from the indexes of its plan (see
     /// `IndexPlan`), and whether they come in the query's order; `nil` when no index helps (the collection
-    /// is scanned). An OR query whose every disjunction is selective reads each one's ranges in turn.
+    /// is scanned). An OR query whose every disjunction is selective reads each one's ranges: merged in its
+    /// order when each comes in it, else one after another.
     fileprivate func indexedCandidates(of query: StructuredQuery) -> (candidates: AnySequence<Document>, inOrder: Bool)? {
         let collectionPath = query.parent.appending(query.collectionID)
         let entries = state.collections[collectionPath]?.entries ?? [:]
@@ -104,7 +105,8 @@ extension DatabaseView {
                 guard let index = state.fieldIndex(plan.key, in: collectionPath, minimumCount: indexThreshold) else { return nil }
                 parts.append(Self.candidates(plan, in: index, of: entries))
             }
-            return (Self.unique(parts.joined()), false)
+            guard plans.allSatisfy(\.inOrder) else { return (Self.unique(parts.joined()), false) }
+            return (Self.merged(parts, along: query.normalizedOrder), true)
         }
         guard let plan = IndexPlan(query), let index = state.fieldIndex(plan.key, in: collectionPath, minimumCount: indexThreshold)
         else { return nil }
@@ -117,6 +119,29 @@ extension DatabaseView {
         let documents = plan.prefixes.lazy.flatMap { plan.entries(of: index, prefix: $0) }.compactMap { entries[$0.id]?.current }
         // An array-contains-any list: a document whose array holds several of its values is in several ranges.
         return plan.deduplicates ? unique(documents) : AnySequence(documents)
+    }
+
+    /// `parts`, each in `order`, merged into one sequence in that order without repeats (a document can
+    /// match several disjunctions).
+    private static func merged(_ parts: [AnySequence<Document>], along order: [QueryOrder]) -> AnySequence<Document> {
+        AnySequence { () -> AnyIterator<Document> in
+            let iterators = parts.map { $0.makeIterator() }
+            var heads = iterators.indices.map { iterators[$0].next() }
+            var seen = Set<String>()
+            return AnyIterator {
+                while true {
+                    var first: Int?
+                    for part in heads.indices {
+                        guard let head = heads[part] else { continue }
+                        if let best = first, !StructuredQuery.precedes(head, heads[best]!, along: order) { continue }
+                        first = part
+                    }
+                    guard let first, let document = heads[first] else { return nil }
+                    heads[first] = iterators[first].next()
+                    if seen.insert(document.path.lastSegment ?? "").inserted { return document }
+                }
+            }
+        }
     }
 
     /// `documents` without repeats (of one collection: the first of each id).

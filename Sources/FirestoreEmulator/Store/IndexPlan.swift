@@ -89,15 +89,18 @@ struct IndexPlan {
         }
     }
 
-    /// Plans for a query with an OR: one for each conjunction of its filter's disjunctive normal form (the
-    /// query's orders kept, its cursors not: they follow the whole query's order). `nil` for a query without
-    /// an OR, or when a conjunction would read a whole index (neither fixes a field nor bounds one).
+    /// Plans for a query with an OR: one for each conjunction of its filter's disjunctive normal form, in
+    /// the whole query's normalized order (so plans that read in that order can be merged), without its
+    /// cursors. `nil` for a query without an OR, or when a conjunction would read a whole index (neither
+    /// fixes a field nor bounds one).
     static func disjunctions(of query: StructuredQuery) -> [IndexPlan]? {
         guard let filter = query.filter, hasDisjunction(filter) else { return nil }
+        let order = query.normalizedOrder
         var plans: [IndexPlan] = []
         for conjunction in StructuredQuery.disjunctions(of: filter) {
             var part = query
             part.filter = .composite(.and, conjunction)
+            part.orderBy = order
             part.startAt = nil
             part.endAt = nil
             guard let plan = IndexPlan(part), plan.isSelective else { return nil }
