@@ -122,6 +122,24 @@ import Testing
         #expect(IndexPlan.disjunctions(of: unbounded) == nil)
     }
 
+    @Test func aCollectionGroupQueryMergesItsCollectionsRangesInItsOrder() throws {
+        let store = try FirestoreStore(clock: SystemClock())
+        let documents = (0..<12).map { n in F.document("rooms/r\(n % 3)/messages/m\(n)", ["timestamp": .integer(Int64(n)), "kind": .string(n % 2 == 0 ? "text" : "file")]) }
+        _ = try store.commit(F.database, writes: documents.map { Write(path: $0.path, operation: .update(fields: $0.fields)) }) { _, _, _ in }
+        var newest = StructuredQuery(parent: DocumentPath(segments: []), collectionID: "messages", allDescendants: true, orderBy: [QueryOrder(field: F.field("timestamp"), descending: true)])
+        newest.limit = 4
+        var files = newest
+        files.filter = .field(F.field("kind"), .equal, .string("file"))
+        let ((all, onlyFiles, indexed), _) = try store.read(F.database) { (view: inout DatabaseView) throws(FirestoreError) -> ([String], [String], Int) in
+            (view.run(newest).map { $0.path.description }, view.run(files).map { $0.path.lastSegment ?? "" },
+             view.state.collections.values.reduce(0) { $0 + $1.fieldIndexes.count })
+        }
+        #expect(all == ["rooms/r2/messages/m11", "rooms/r1/messages/m10", "rooms/r0/messages/m9", "rooms/r2/messages/m8"])
+        #expect(onlyFiles == ["m11", "m9", "m7", "m5"])
+        // Each room's messages got an index by timestamp and one by kind then timestamp.
+        #expect(indexed == 6)
+    }
+
     @Test func countsOnACompositeIndexAreExactOrNotTakenFromIt() throws {
         let store = try FirestoreStore(clock: SystemClock())
         _ = try store.commit(F.database, writes: Self.messages().map { Write(path: $0.path, operation: .update(fields: $0.fields)) }) { _, _, _ in }

@@ -61,17 +61,25 @@ struct DatabaseView {
         let state = self.state
         let readTime = self.readTime
         if query.allDescendants {
-            // With equality filters, each collection's documents equal to their values only.
             let plan = readTime == nil && query.findNearest == nil ? IndexPlan(query) : nil
-            let equalities = plan.flatMap { $0.prefixLength > 0 ? $0 : nil }
+            let paths = state.collectionGroup(query.collectionID, under: query.parent)
             let threshold = indexThreshold
-            let candidates = state.collectionGroup(query.collectionID, under: query.parent).lazy.flatMap { path in
-                if let equalities, let index = state.fieldIndex(equalities.key, in: path, minimumCount: threshold) {
-                    return AnySequence(Self.candidates(equalities, in: index, of: state.collections[path]?.entries ?? [:]))
+            let indexes = plan?.inOrder == true ? paths.compactMap { state.fieldIndex(plan!.key, in: $0, minimumCount: threshold) } : []
+            if let plan, plan.inOrder, indexes.count == paths.count {
+                // Each collection's range in the query's order, merged: a limit stops the read early.
+                let parts = zip(paths, indexes).map { path, index in Self.candidates(plan, in: index, of: state.collections[path]?.entries ?? [:]) }
+                results = query.run(over: Self.merged(parts, along: query.normalizedOrder, deduplicating: false), in: name, candidatesInOrder: true)
+            } else {
+                // With equality filters, each collection's documents equal to their values only.
+                let equalities = plan.flatMap { $0.prefixLength > 0 ? $0 : nil }
+                let candidates = paths.lazy.flatMap { path in
+                    if let equalities, let index = state.fieldIndex(equalities.key, in: path, minimumCount: threshold) {
+                        return AnySequence(Self.candidates(equalities, in: index, of: state.collections[path]?.entries ?? [:]))
+                    }
+                    return AnySequence(state.unorderedDocuments(in: path, at: readTime))
                 }
-                return AnySequence(state.unorderedDocuments(in: path, at: readTime))
+                results = query.run(over: candidates, in: name, candidatesInOrder: false)
             }
-            results = query.run(over: candidates, in: name, candidatesInOrder: false)
         } else if readTime == nil, query.findNearest == nil, let (candidates, inOrder) = indexedCandidates(of: query) {
             results = query.run(over: candidates, in: name, candidatesInOrder: inOrder)
         } else if query.normalizedOrder != [QueryOrder(field: .documentName)] {
@@ -106,7 +114,7 @@ extension DatabaseView {
                 parts.append(Self.candidates(plan, in: index, of: entries))
             }
             guard plans.allSatisfy(\.inOrder) else { return (Self.unique(parts.joined()), false) }
-            return (Self.merged(parts, along: query.normalizedOrder), true)
+            return (Self.merged(parts, along: query.normalizedOrder, deduplicating: true), true)
         }
         guard let plan = IndexPlan(query), let index = state.fieldIndex(plan.key, in: collectionPath, minimumCount: indexThreshold)
         else { return nil }
@@ -121,9 +129,9 @@ extension DatabaseView {
         return plan.deduplicates ? unique(documents) : AnySequence(documents)
     }
 
-    /// `parts`, each in `order`, merged into one sequence in that order without repeats (a document can
-    /// match several disjunctions).
-    private static func merged(_ parts: [AnySequence<Document>], along order: [QueryOrder]) -> AnySequence<Document> {
+    /// `parts`, each in `order`, merged into one sequence in that order: the ranges of an OR's disjunctions
+    /// (`deduplicating` repeats of an id: a document can match several), or of a group's collections.
+    private static func merged(_ parts: [AnySequence<Document>], along order: [QueryOrder], deduplicating: Bool) -> AnySequence<Document> {
         AnySequence { () -> AnyIterator<Document> in
             let iterators = parts.map { $0.makeIterator() }
             var heads = iterators.indices.map { iterators[$0].next() }
@@ -138,7 +146,7 @@ extension DatabaseView {
                     }
                     guard let first, let document = heads[first] else { return nil }
                     heads[first] = iterators[first].next()
-                    if seen.insert(document.path.lastSegment ?? "").inserted { return document }
+                    if !deduplicating || seen.insert(document.path.lastSegment ?? "").inserted { return document }
                 }
             }
         }
