@@ -119,7 +119,7 @@ class Writers:
         monkeypatch.setenv("FIREBASE_DATABASE_EMULATOR_HOST", address["database"])
         self.app = firebase_admin.initialize_app(
             options={"projectId": PROJECT, "databaseURL": f"{hearth.urls['database']}?ns={PROJECT}-default-rtdb",
-                     "httpTimeout": 3},
+                     "httpTimeout": 30},
             name=f"crash-{uuid.uuid4().hex[:10]}")
         self.firestore = firestore.Client(project=PROJECT, credentials=AnonymousCredentials())
         self.storage = storage.Client(project=PROJECT, credentials=AnonymousCredentials(),
@@ -139,20 +139,29 @@ class Writers:
         self.storage.close()
         firebase_admin.delete_app(self.app)
 
+    def all_acknowledged_once(self, timeout: float) -> bool:
+        """Waits until every writer has had a write acknowledged (the first pays for the client's set-up)."""
+        deadline = time.monotonic() + timeout
+        while not all(self.acknowledged.values()):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
     def _loop(self, write) -> None:
         count = 0
         while not self.stop.is_set():
             try:
                 write(f"{self.round}-{count}")
-            except Exception:  # the process is gone: nothing more is acknowledged
-                return
+            except Exception:  # slow, or the process is gone: not acknowledged; try again until told to stop
+                time.sleep(0.05)
             count += 1
 
     def _firestore(self, key: str) -> None:
         batch = self.firestore.batch()
         for index in range(self.BATCH):
             batch.set(self.firestore.collection("crash").document(f"{key}-{index}"), {"batch": key, "index": index})
-        batch.commit(retry=None, timeout=3)
+        batch.commit(retry=None, timeout=30)
         self.acknowledged["firestore"].append(key)
 
     def _database(self, key: str) -> None:
@@ -165,7 +174,7 @@ class Writers:
 
     def _storage(self, key: str) -> None:
         blob = self.storage.bucket(BUCKET).blob(f"crash/{key}")
-        blob.upload_from_string(key.encode() * 100, content_type="text/plain", retry=None, timeout=3)
+        blob.upload_from_string(key.encode() * 100, content_type="text/plain", retry=None, timeout=30)
         self.acknowledged["storage"].append(key)
 
 
@@ -205,6 +214,8 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_write(tmp_path, monkeypa
             check_everything_acknowledged_is_there(hearth, acknowledged)
             writers = Writers(hearth, f"r{round_number}", monkeypatch)
             writers.start()
+            # Every writer is under way (on a slow machine the first writes take a while), then a random moment.
+            assert writers.all_acknowledged_once(timeout=60), writers.acknowledged
             time.sleep(generator.uniform(0.3, 1.5))
         finally:
             hearth.stop(signal.SIGKILL)

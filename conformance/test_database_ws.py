@@ -471,7 +471,7 @@ def test_malformed_frame_does_not_take_the_server_down(sockets, database_host, n
     connection = sockets()
     start = len(connection.messages)
     connection.send_raw("{this is not json")
-    closed = connection.wait_closed(timeout=3)
+    closed = connection.wait_closed(timeout=10)
     if not closed:
         # Still open: it must either have reported an error or go on answering requests.
         errored = any(m.get("t") == "c" and m["d"].get("t") == "e" for m in connection.messages[start:])

@@ -50,7 +50,7 @@ from firestore_grpc_support import (  # noqa: F401 (fixtures)
     raw_apis,
 )
 
-pytestmark = pytest.mark.timeout(30)
+pytestmark = pytest.mark.timeout(90)
 
 UTC = datetime.timezone.utc
 INT64_MAX = 2**63 - 1
@@ -903,7 +903,7 @@ def test_contended_transactions_retry_until_every_increment_lands(clients):
     project = clients().project
     first_client, second_client = clients(project), clients(project)
     first_client.collection("counters").document("c").set({"value": 0})
-    barrier = threading.Barrier(2, timeout=5)
+    barrier = threading.Barrier(2, timeout=20)
     attempts = [0, 0]
     errors: list[BaseException] = []
 
@@ -931,8 +931,8 @@ def test_contended_transactions_retry_until_every_increment_lands(clients):
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(25)
-    assert not any(t.is_alive() for t in threads), "the contended transactions did not finish in 25 s"
+        thread.join(75)
+    assert not any(t.is_alive() for t in threads), "the contended transactions did not finish in 75 s"
     if errors:
         chain, error = [], errors[0]
         while error is not None and len(chain) < 6:

@@ -51,7 +51,7 @@ from firestore_grpc_support import (  # noqa: F401 (fixtures)
     significant,
 )
 
-pytestmark = pytest.mark.timeout(30)
+pytestmark = pytest.mark.timeout(90)
 
 
 def change_types(snapshot) -> list[str]:

@@ -54,7 +54,7 @@ from firestore_webchannel_support import (
     utf16_units,
 )
 
-pytestmark = pytest.mark.timeout(30)
+pytestmark = pytest.mark.timeout(90)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "firestore"
 ORIGIN = "http://localhost:5173"
@@ -487,7 +487,12 @@ def test_rapid_writes_arrive_once_each_in_order(db, channels, long_poll):
 def test_long_poll_with_timeout_answers_a_noop(db, channels):
     channel = channels(db.project, "Listen")
     assert channel.open(listen_documents(db.database_name, 2, ["rooms/a"])).status_code == 200
-    channel.poll()  # ADD, CURRENT, snapshot
+    # ADD, CURRENT, then the snapshot: a poll ends with the first batch it gets, so the snapshot may come
+    # on a second poll.
+    for _ in range(5):
+        channel.poll()
+        if channel.received and is_global_snapshot(channel.received[-1].message):
+            break
     assert is_global_snapshot(channel.received[-1].message), channel.received
 
     started = time.monotonic()
@@ -496,7 +501,7 @@ def test_long_poll_with_timeout_answers_a_noop(db, channels):
     assert back.status == 200, back
     assert [array.payload for array in back.arrays] == [["noop"]], back.arrays
     assert back.arrays[0].id == channel.received[-2].id + 1, "a noop takes the next array id"
-    assert elapsed < 5, f"the long poll ends around its TO (1 s), not after the 20 s keepalive: {elapsed:.1f} s"
+    assert elapsed < 10, f"the long poll ends around its TO (1 s), not after the 20 s keepalive: {elapsed:.1f} s"
 
 
 # --------------------------------------------------------------------------------------------

@@ -74,7 +74,7 @@ from storage_support import (
     v0,  # noqa: F401 (fixture)
 )
 
-pytestmark = pytest.mark.timeout(30)
+pytestmark = pytest.mark.timeout(90)
 
 
 @pytest.fixture(autouse=True)

@@ -292,6 +292,8 @@ def test_presence_goes_offline_when_the_tab_closes(browser, page, endpoints):
         await h.until(() => t.presence.at(-1)?.online === false, "A offline after the tab closed");
         return t.presence.at(-1);
     """)
-    assert time.monotonic() - closed < 3, "locally within moments of the socket closing (design.md §1, scenario 3)"
+    # Within moments of the socket closing (design.md §1, scenario 3): milliseconds here; the bound leaves
+    # room for WebDriver's round trips on a loaded machine.
+    assert time.monotonic() - closed < 10, "locally within moments of the socket closing (design.md §1, scenario 3)"
     assert abs(offline["lastSeen"] - time.time() * 1000) < 60_000
     assert database_get(endpoints, f"presence/{a_uid}") == offline

@@ -144,7 +144,7 @@ def test_on_disconnect_after_go_offline(page, endpoints, root):
     assert "session" not in final, "onDisconnect().remove() ran"
     assert "kept" not in final, "a cancelled onDisconnect does not run"
     assert abs(final["presence"]["lastSeen"] - time.time() * 1000) < 60_000
-    assert result["wentOffline"] < 2000
+    assert result["wentOffline"] < 5000
     changes = [value for i, value in enumerate(result["connected"]) if i == 0 or value != result["connected"][i - 1]]
     assert changes[-3:] == [True, False, True], f".info/connected: {result['connected']}"
     assert database_get(endpoints, f"{root}/presence") == final["presence"]
@@ -182,7 +182,7 @@ def test_on_disconnect_when_the_tab_goes_away(browser, page, endpoints, root, le
         await h.until(() => t.seen.at(-1)?.online === false, "the closed tab's onDisconnect write");
         return t.seen.at(-1);
     """)
-    assert time.monotonic() - left < 5
+    assert time.monotonic() - left < 15  # a reload parses the SDK again; WebDriver's round trips count too
     assert abs(result["lastSeen"] - time.time() * 1000) < 60_000
     assert database_get(endpoints, f"{root}/presence") == result
 

@@ -30,7 +30,7 @@ from support import REPO_ROOT
 
 PROJECT = "demo-browser-ui"
 SCREENSHOTS = Path(os.environ.get("HEARTH_UI_SCREENSHOTS", REPO_ROOT / ".build" / "ui-screenshots"))
-WAIT = 10.0
+WAIT = 30.0
 
 
 @pytest.fixture(scope="module")
@@ -326,6 +326,7 @@ def test_a_database_write_shows_in_the_open_tree_and_an_edit_in_the_ui_reaches_r
     ui.wait(lambda: requests.get(database_url(hearth, "rooms/r2"), headers=owner, timeout=10).json() is None, "the delete")
 
 
+@pytest.mark.timeout(400)
 def test_large_data_stays_responsive(ui, hearth):
     """100,000 Firestore documents and a 10 MB Realtime Database tree: the time to the first paint of each
     page, and of the next page of documents, is printed (no timing is asserted)."""
@@ -361,6 +362,10 @@ def test_large_data_stays_responsive(ui, hearth):
     print(f"10 MB tree ({len(body) / 1e6:.1f} MB): root painted in {root * 1000:.0f} ms, 80,000 children expanded in "
           f"{(time.monotonic() - started) * 1000:.0f} ms")
     assert session.put(database_url(hearth, ""), data="null", headers=owner, timeout=60).ok
+    # The later tests export and import the module's data: without these documents.
+    for batch in range(200):
+        writes = [{"delete": f"projects/{PROJECT}/databases/(default)/documents/big/d{batch * 500 + i:06d}"} for i in range(500)]
+        assert session.post(firestore_url + ":commit", json={"writes": writes}, headers=owner, timeout=60).ok
 
 
 def test_a_sign_in_link_the_suite_prints_shows_on_the_logs_page(ui, clients):

@@ -166,8 +166,14 @@ def test_websockets_with_partial_messages_give_memory_back(hearth):
                 opcode = websocket.ABNF.OPCODE_TEXT if index == 0 else websocket.ABNF.OPCODE_CONT
                 connection.send_frame(websocket.ABNF(fin=0, opcode=opcode, data=piece))
             sockets.append(connection)
-        time.sleep(0.5)
-        held = hearth.rss_kib()
+        # The server has read what the sockets sent once its resident memory stops growing.
+        held, deadline = hearth.rss_kib(), time.monotonic() + 20
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            now = hearth.rss_kib()
+            if now <= held:
+                break
+            held = now
         for connection in sockets:
             connection.sock.close()
         return held
