@@ -15,7 +15,9 @@ keep-alive HTTP/1.1 connection (REST, as curl and server code use it):
    field with limit 10 (composite indexes), an OR of an equality and a range with limit 10, a count with an
    equality and a range, a count with a filter that a tenth of the documents match, a count aggregation
    over the whole collection, and a page of ListDocuments;
-3. prints the server's resident memory.
+3. prints the server's resident memory;
+4. commits 100,000 more documents on one connection before the queries (no index yet) and again after them
+   (every index they built kept current), and prints the second rate as a share of the first.
 
 Usage: bench/firestore.py [--docs 1000000] [--slice 100000] [--repeat 20] [--connections 2] [--bin PATH]
 The binary is --bin, else $HEARTH_BIN, else .build/release/hearth. It prints figures next to the goal
@@ -165,6 +167,19 @@ def main() -> None:
             elapsed = time.perf_counter() - total_start
             print(f"  overall: {written / elapsed:,.0f} docs/s ({elapsed:.1f} s, {len(threads)} connections); "
                   f"server RSS {rss_mb(process.pid):,.0f} MB")
+            extra = min(100_000, args.docs)
+
+            def commit_more(first_id: int) -> float:
+                """Commits `extra` new documents from id `first_id` on, on one connection: docs/s."""
+                began = time.perf_counter()
+                for first in range(first_id, first_id + extra, BATCH):
+                    client.call("POST", root + ":commit", batch_body(first))
+                return extra / (time.perf_counter() - began)
+
+            # The same commits before any query built an index and after, in one run: their ratio is what
+            # keeping the indexes current costs (the queries then run over docs + extra documents).
+            before_indexes = commit_more(args.docs + extra)
+            print(f"commits before any index ({extra:,} documents, one connection): {before_indexes:,.0f} docs/s")
 
             def query(structured: dict) -> bytes:
                 return json.dumps({"structuredQuery": structured}).encode()
@@ -228,19 +243,40 @@ def main() -> None:
                                                    "aggregations": [{"alias": "n", "count": {}}]}}).encode()),
                 "list documents, page of 100": lambda: client.call("GET", root + "/bench?pageSize=100"),
             }
-            print(f"query latency over {written:,} documents, {args.repeat} runs (median / p95)")
+            # Other calls go on while a query's first run builds its index (outside the store's lock): the
+            # slowest get on another connection meanwhile.
+            stop = threading.Event()
+            slowest = [0.0]
+
+            def getter() -> None:
+                own = Client(host, port)
+                while not stop.is_set():
+                    began = time.perf_counter()
+                    own.call("GET", f"/v1/{middle}")
+                    slowest[0] = max(slowest[0], (time.perf_counter() - began) * 1000)
+
+            getting = threading.Thread(target=getter)
+            getting.start()
+            time.sleep(0.1)
+            began = time.perf_counter()
+            client.call("POST", root + ":runQuery", query({
+                "from": [{"collectionId": "bench"}], "limit": 10,
+                "where": {"fieldFilter": {"field": field("tags"), "op": "ARRAY_CONTAINS", "value": {"stringValue": "all"}}}}))
+            building = (time.perf_counter() - began) * 1000
+            stop.set()
+            getting.join()
+            print(f"a query building an index of {2 * (written + extra):,} entries took {building:,.0f} ms; "
+                  f"the slowest get on another connection meanwhile {slowest[0]:.1f} ms")
+            print(f"query latency over {written + extra:,} documents, {args.repeat} runs (median / p95)")
             for name, action in cases.items():
                 median, p95 = timed(action, args.repeat)
                 print(f"  {name:<42} {median:>9.2f} ms / {p95:>9.2f} ms")
             print(f"server RSS after queries: {rss_mb(process.pid):,.0f} MB")
-            # Commits again now that the queries have built their field indexes, which every write keeps.
-            extra = min(100_000, args.docs)
-            began = time.perf_counter()
-            for first in range(args.docs, args.docs + extra, BATCH):
-                client.call("POST", root + ":commit", batch_body(first))
-            elapsed = time.perf_counter() - began
-            print(f"commits after the queries (field indexes kept current): {extra / elapsed:,.0f} docs/s "
-                  f"({extra:,} documents, one connection); server RSS {rss_mb(process.pid):,.0f} MB")
+            # Commits again now that the queries have built their indexes, which every write keeps.
+            with_indexes = commit_more(args.docs)
+            print(f"commits after the queries (their indexes kept current): {with_indexes:,.0f} docs/s "
+                  f"({extra:,} documents, one connection; {with_indexes / before_indexes:.0%} of the rate before "
+                  f"any index); server RSS {rss_mb(process.pid):,.0f} MB")
         finally:
             process.terminate()
             process.wait(timeout=30)

@@ -140,6 +140,56 @@ import Testing
         #expect(indexed == 6)
     }
 
+    @Test func anIndexBuiltOutsideTheLockCatchesUpWithWritesMadeMeanwhile() throws {
+        let database = DatabaseState(name: F.database)
+        let horizon = Timestamp(seconds: 0, nanos: 0)
+        var time = 10
+        func record(_ id: String, _ fields: [String: FirestoreValue]?) {
+            time += 1
+            let path = DocumentPath(segments: ["c", id])
+            let document = fields.map { Document(path: path, fields: $0, createTime: Timestamp(seconds: Int64(time), nanos: 0), updateTime: Timestamp(seconds: Int64(time), nanos: 0)) }
+            database.record(document, at: path, time: Timestamp(seconds: Int64(time), nanos: 0), horizon: horizon)
+        }
+        for n in 0..<50 { record("d\(n)", ["group": .integer(Int64(n % 4)), "n": .integer(Int64(n))]) }
+        let collectionPath = DocumentPath(segments: ["c"])
+        let key = IndexKey([IndexedField(path: F.field("group")), IndexedField(path: F.field("n"))])
+        let snapshot = try #require(database.collection(at: collectionPath))
+        let built = snapshot.buildIndex(key)
+        // Meanwhile: a value changes, a document goes, another loses the field, new ones come.
+        record("d1", ["group": .integer(3), "n": .integer(1)])
+        record("d2", nil)
+        record("d3", ["group": .integer(3)])
+        record("e1", ["group": .integer(0), "n": .integer(-1)])
+        database.install(built, key: key, in: collectionPath, builtFrom: snapshot)
+        let installed = try #require(database.collection(at: collectionPath)?.fieldIndexes[key])
+        let fresh = try #require(database.collection(at: collectionPath)).buildIndex(key)
+        let describe = { (index: FieldIndex) in index.map { "\($0.id)=\($0.value)" } }
+        #expect(describe(installed) == describe(fresh))
+        #expect(installed.count == 49)
+        // Writes after the install keep it current as any index.
+        record("d4", nil)
+        #expect(database.collection(at: collectionPath)?.fieldIndexes[key]?.count == 48)
+    }
+
+    @Test func largeCollectionsGetTheirIndexesBeforeTheQueryTakesTheLock() throws {
+        let store = try FirestoreStore(clock: SystemClock())
+        for batch in 0..<(FirestoreStore.offLockIndexMinimum / 500 + 1) {
+            let writes = (0..<500).map { i in
+                let n = batch * 500 + i
+                return Write(path: DocumentPath(segments: ["c", "d\(n)"]), operation: .update(fields: ["group": .integer(Int64(n % 10)), "n": .integer(Int64(n))]))
+            }
+            _ = try store.commit(F.database, writes: writes) { _, _, _ in }
+        }
+        var query = F.query(.field(F.field("group"), .equal, .integer(7)), orderBy: [QueryOrder(field: F.field("n"), descending: true)])
+        query.limit = 2
+        store.prepareIndexes(for: query, in: F.database)
+        let ((keys, results), _) = try store.read(F.database) { (view: inout DatabaseView) throws(FirestoreError) -> ([IndexKey], [String]) in
+            (Array(view.state.collection(at: DocumentPath(segments: ["c"]))?.fieldIndexes.keys ?? [:].keys), view.run(query).map { $0.path.lastSegment ?? "" })
+        }
+        #expect(keys == [IndexKey([IndexedField(path: F.field("group")), IndexedField(path: F.field("n"))])])
+        #expect(results == ["d10497", "d10487"])
+    }
+
     @Test func countsOnACompositeIndexAreExactOrNotTakenFromIt() throws {
         let store = try FirestoreStore(clock: SystemClock())
         _ = try store.commit(F.database, writes: Self.messages().map { Write(path: $0.path, operation: .update(fields: $0.fields)) }) { _, _, _ in }

@@ -100,7 +100,10 @@ struct ListenStream: Sendable {
     /// `previous` documents no longer exist.
     private func initialResults(of target: ListenTarget, database: DatabaseName, previous: [Document]) throws(FirestoreError) -> ([Document], Timestamp, deleted: Set<DocumentPath>) {
         let now = Timestamp(service.clock.now())
-        if case .query(let query) = target.kind { try service.indexes.check(query, in: database) }
+        if case .query(let query) = target.kind {
+            try service.indexes.check(query, in: database)
+            service.store.prepareIndexes(for: query, in: database)
+        }
         let ((documents, deleted), stamp) = try service.store.read(database) {
             (view: inout DatabaseView) throws(FirestoreError) -> ([Document], Set<DocumentPath>) in
             let documents: [Document]

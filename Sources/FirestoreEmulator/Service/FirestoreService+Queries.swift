@@ -7,6 +7,7 @@ extension FirestoreService {
     func runQuery(_ request: RunQueryRequest, _ context: CallContext) throws(FirestoreError) -> QueryResult {
         let query = request.query
         try indexes.check(query, in: request.database)
+        store.prepareIndexes(for: query, in: request.database)
         let ((documents, skipped), stamp) = try store.read(request.database, consistency: request.consistency) {
             (view: inout DatabaseView) throws(FirestoreError) -> ([Document], Int) in
             try rules.authorizeQuery(query, credential: context.credential, view: view, time: context.now)
@@ -31,6 +32,7 @@ extension FirestoreService {
     {
         let aggregation = request.aggregation
         try indexes.check(aggregation.query, in: request.database)
+        store.prepareIndexes(for: aggregation.query, in: request.database)
         let (fields, stamp) = try store.read(request.database, consistency: request.consistency) {
             (view: inout DatabaseView) throws(FirestoreError) -> [String: FirestoreValue] in
             try rules.authorizeQuery(aggregation.query, credential: context.credential, view: view, time: context.now)

@@ -203,17 +203,33 @@ final class DatabaseState {
         guard let collection = collections[collectionPath] else { return nil }
         if let index = collection.fieldIndexes[key] { return index }
         guard collection.entries.count >= minimumCount else { return nil }
-        var entries: [IndexEntry] = []
-        entries.reserveCapacity(collection.existingCount)
-        // Taken in name order and sorted stably by value: entries of one value keep that order, so the sort
-        // never compares ids (a field of few values has many ties).
-        for id in collection.ids.ids() {
-            for value in key.entries(for: collection.entries[id]?.current) { entries.append(IndexEntry(value: value, id: id)) }
-        }
-        entries.sort { FirestoreValue.compare($0.value, $1.value) < 0 }
-        let index = FieldIndex(sorted: entries)
+        let index = collection.buildIndex(key)
         collections[collectionPath]!.fieldIndexes[key] = index
         return index
+    }
+
+    /// Installs `index` of `key`, built outside the store's lock from `snapshot` (an earlier state of the
+    /// collection at `collectionPath`), after bringing it up to date with every document written since.
+    /// Nothing happens if the collection has the index by now or is gone.
+    func install(_ index: FieldIndex, key: IndexKey, in collectionPath: DocumentPath, builtFrom snapshot: CollectionState) {
+        guard let collection = collections[collectionPath], collection.fieldIndexes[key] == nil else { return }
+        var index = index
+        if collection.revision != snapshot.revision {
+            for (id, entry) in collection.entries {
+                let before = snapshot.entries[id]
+                if let then = before?.currentStamp, then == entry.currentStamp { continue }
+                CollectionState.update(&index, key: key, id: id, from: before?.current, to: entry.current)
+            }
+            for (id, entry) in snapshot.entries where collection.entries[id] == nil {
+                CollectionState.update(&index, key: key, id: id, from: entry.current, to: nil)
+            }
+        }
+        collections[collectionPath]!.fieldIndexes[key] = index
+    }
+
+    /// The collection at `collectionPath` as it is now (a copy-on-write copy, O(1)).
+    func collection(at collectionPath: DocumentPath) -> CollectionState? {
+        collections[collectionPath]
     }
 
     /// The paths of collections named `collectionID` at or below `parent` (the root: everywhere); every

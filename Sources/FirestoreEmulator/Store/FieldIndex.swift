@@ -106,21 +106,39 @@ extension CollectionState {
     mutating func reindexFields(of id: String, from before: Document?, to after: Document?) {
         guard !fieldIndexes.isEmpty else { return }
         for key in Array(fieldIndexes.keys) {
-            let old: [FirestoreValue]
-            let new: [FirestoreValue]
-            if key.fields.count == 1 {
-                // The common case, each value looked up once.
-                let field = key.fields[0]
-                let oldValue = before.flatMap { FirestoreValue.value(at: field.path, in: $0.fields) }
-                let newValue = after.flatMap { FirestoreValue.value(at: field.path, in: $0.fields) }
-                if let oldValue, let newValue, FirestoreValue.compare(oldValue, newValue) == 0 { continue }
-                (old, new) = (field.entries(for: oldValue), field.entries(for: newValue))
-            } else {
-                if let before, let after, key.sameValues(before, after) { continue }
-                (old, new) = (key.entries(for: before), key.entries(for: after))
-            }
-            for value in old { fieldIndexes[key]!.remove(IndexEntry(value: value, id: id)) }
-            for value in new { fieldIndexes[key]!.insert(IndexEntry(value: value, id: id)) }
+            Self.update(&fieldIndexes[key]!, key: key, id: id, from: before, to: after)
         }
+    }
+
+    /// Keeps `index` (of `key`) current when document `id` goes from `before` to `after`.
+    static func update(_ index: inout FieldIndex, key: IndexKey, id: String, from before: Document?, to after: Document?) {
+        let old: [FirestoreValue]
+        let new: [FirestoreValue]
+        if key.fields.count == 1 {
+            // The common case, each value looked up once.
+            let field = key.fields[0]
+            let oldValue = before.flatMap { FirestoreValue.value(at: field.path, in: $0.fields) }
+            let newValue = after.flatMap { FirestoreValue.value(at: field.path, in: $0.fields) }
+            if let oldValue, let newValue, FirestoreValue.compare(oldValue, newValue) == 0 { return }
+            (old, new) = (field.entries(for: oldValue), field.entries(for: newValue))
+        } else {
+            if let before, let after, key.sameValues(before, after) { return }
+            (old, new) = (key.entries(for: before), key.entries(for: after))
+        }
+        for value in old { index.remove(IndexEntry(value: value, id: id)) }
+        for value in new { index.insert(IndexEntry(value: value, id: id)) }
+    }
+
+    /// The index of `key` over the documents that exist now, in O(n log n). Entries are taken in name order
+    /// and sorted stably by value: entries of one value keep that order, so the sort never compares ids (a
+    /// field of few values has many ties).
+    func buildIndex(_ key: IndexKey) -> FieldIndex {
+        var built: [IndexEntry] = []
+        built.reserveCapacity(existingCount)
+        for id in ids.ids() {
+            for value in key.entries(for: entries[id]?.current) { built.append(IndexEntry(value: value, id: id)) }
+        }
+        built.sort { FirestoreValue.compare($0.value, $1.value) < 0 }
+        return FieldIndex(sorted: built)
     }
 }

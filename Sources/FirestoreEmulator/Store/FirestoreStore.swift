@@ -112,6 +112,37 @@ final class FirestoreStore: Sendable {
         }
     }
 
+    // MARK: Indexes
+
+    /// The fewest documents a collection holds for `prepareIndexes` to build an index outside the lock
+    /// (smaller ones take milliseconds under it).
+    static let offLockIndexMinimum = 10_000
+
+    /// Builds the indexes `query` will read in `database` that its collection lacks, outside the store's
+    /// lock, so that other calls go on meanwhile (a million documents take a second or more to sort): a copy
+    /// of the collection is taken under the lock (copy-on-write, O(1)), the index built from it without the
+    /// lock, then installed under it, brought up to date with whatever was written in between (see
+    /// `DatabaseState.install`). Collection-group queries and collections under `offLockIndexMinimum`
+    /// documents build theirs when the query runs.
+    func prepareIndexes(for query: StructuredQuery, in database: DatabaseName) {
+        guard !query.allDescendants, query.findNearest == nil else { return }
+        let plans = IndexPlan.disjunctions(of: query) ?? IndexPlan(query).map { [$0] } ?? []
+        let collectionPath = query.parent.appending(query.collectionID)
+        for key in Set(plans.map(\.key)) {
+            let snapshot = state.withLock { state -> CollectionState? in
+                guard let collection = state.databases[database]?.collection(at: collectionPath), collection.fieldIndexes[key] == nil,
+                    collection.existingCount >= max(Self.offLockIndexMinimum, indexThreshold)
+                else { return nil }
+                return collection
+            }
+            guard let snapshot else { continue }
+            let index = snapshot.buildIndex(key)
+            state.withLock { state in
+                state.databases[database]?.install(index, key: key, in: collectionPath, builtFrom: snapshot)
+            }
+        }
+    }
+
     // MARK: Transactions
 
     /// Begins a transaction in `database`; returns its id.
