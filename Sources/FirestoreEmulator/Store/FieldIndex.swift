@@ -104,9 +104,11 @@ extension FirestoreValue {
 extension CollectionState {
     /// Keeps the collection's field indexes current when document `id` goes from `before` to `after`.
     mutating func reindexFields(of id: String, from before: Document?, to after: Document?) {
-        guard !fieldIndexes.isEmpty else { return }
-        for key in Array(fieldIndexes.keys) {
-            Self.update(&fieldIndexes[key]!, key: key, id: id, from: before, to: after)
+        // In place through the dictionary's positions: no key is hashed.
+        var position = fieldIndexes.startIndex
+        while position != fieldIndexes.endIndex {
+            Self.update(&fieldIndexes.values[position], key: fieldIndexes.keys[position], id: id, from: before, to: after)
+            fieldIndexes.formIndex(after: &position)
         }
     }
 
