@@ -25,6 +25,8 @@ extension ChunkOrder {
     public typealias Element = Order.Element
 
     @usableFromInline var chunks: [[Element]] = []
+    /// Each chunk's first element, so that finding a chunk reads one flat array.
+    @usableFromInline var firsts: [Element] = []
     @usableFromInline var storedCount = 0
     /// How many elements there are.
     @inlinable public var count: Int { storedCount }
@@ -41,10 +43,14 @@ extension ChunkOrder {
             chunk.append(element)
             if chunk.count == Self.chunkLimit {
                 chunks.append(chunk)
+                firsts.append(chunk[0])
                 chunk.removeAll(keepingCapacity: true)
             }
         }
-        if !chunk.isEmpty { chunks.append(chunk) }
+        if !chunk.isEmpty {
+            chunks.append(chunk)
+            firsts.append(chunk[0])
+        }
         storedCount = sorted.count
     }
 
@@ -55,6 +61,7 @@ extension ChunkOrder {
     public mutating func insert(_ element: Element) -> Bool {
         guard !chunks.isEmpty else {
             chunks = [[element]]
+            firsts = [element]
             storedCount = 1
             return true
         }
@@ -65,11 +72,13 @@ extension ChunkOrder {
         let position = appends ? chunks[last].count : Self.lowerBound(of: element, in: chunks[chunkIndex])
         if position < chunks[chunkIndex].count, Self.same(chunks[chunkIndex][position], element) { return false }
         chunks[chunkIndex].insert(element, at: position)
+        if position == 0 { firsts[chunkIndex] = element }
         storedCount += 1
         if chunks[chunkIndex].count > 2 * Self.chunkLimit {
             let upper = Array(chunks[chunkIndex][Self.chunkLimit...])
             chunks[chunkIndex].removeSubrange(Self.chunkLimit...)
             chunks.insert(upper, at: chunkIndex + 1)
+            firsts.insert(upper[0], at: chunkIndex + 1)
         }
         return true
     }
@@ -83,7 +92,12 @@ extension ChunkOrder {
         guard position < chunks[chunkIndex].count, Self.same(chunks[chunkIndex][position], element) else { return false }
         chunks[chunkIndex].remove(at: position)
         storedCount -= 1
-        if chunks[chunkIndex].isEmpty { chunks.remove(at: chunkIndex) }
+        if chunks[chunkIndex].isEmpty {
+            chunks.remove(at: chunkIndex)
+            firsts.remove(at: chunkIndex)
+        } else if position == 0 {
+            firsts[chunkIndex] = chunks[chunkIndex][0]
+        }
         return true
     }
 
@@ -182,7 +196,7 @@ extension ChunkOrder {
         var high = chunks.count - 1
         while low < high {
             let middle = (low + high + 1) / 2
-            if Order.precedes(element, chunks[middle][0]) { high = middle - 1 } else { low = middle }
+            if Order.precedes(element, firsts[middle]) { high = middle - 1 } else { low = middle }
         }
         return low
     }
