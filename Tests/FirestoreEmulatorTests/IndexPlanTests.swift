@@ -190,6 +190,17 @@ import Testing
         #expect(results == ["d10497", "d10487"])
     }
 
+    @Test func aGroupOfManyCollectionsMergesInOrderWithoutALimit() throws {
+        let store = try FirestoreStore(clock: SystemClock())
+        let documents = (0..<1_000).map { n in F.document("rooms/r\(n % 200)/messages/m\(n)", ["timestamp": .integer(Int64((n * 7_919) % 1_000))]) }
+        _ = try store.commit(F.database, writes: documents.map { Write(path: $0.path, operation: .update(fields: $0.fields)) }) { _, _, _ in }
+        let oldestFirst = StructuredQuery(parent: DocumentPath(segments: []), collectionID: "messages", allDescendants: true, orderBy: [QueryOrder(field: F.field("timestamp"))])
+        let (times, _) = try store.read(F.database) { (view: inout DatabaseView) throws(FirestoreError) -> [Int64] in
+            view.run(oldestFirst).map { if case .integer(let time)? = $0.fields["timestamp"] { time } else { -1 } }
+        }
+        #expect(times == Array(0..<1_000))
+    }
+
     @Test func countsOnACompositeIndexAreExactOrNotTakenFromIt() throws {
         let store = try FirestoreStore(clock: SystemClock())
         _ = try store.commit(F.database, writes: Self.messages().map { Write(path: $0.path, operation: .update(fields: $0.fields)) }) { _, _, _ in }
