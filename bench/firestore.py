@@ -184,66 +184,63 @@ def main() -> None:
             before_indexes = commit_more(args.docs + extra)
             print(f"commits before any index ({extra:,} documents, one connection): {before_indexes:,.0f} docs/s")
 
-            def query(structured: dict) -> bytes:
-                return json.dumps({"structuredQuery": structured}).encode()
-
             middle = f"{DATABASE}/documents/bench/d{args.docs // 2:07d}"
-            field = lambda name: {"fieldPath": name}
+            half = args.docs // 2
+
+            def where(field: str, op: str, value: dict) -> dict:
+                return {"fieldFilter": {"field": {"fieldPath": field}, "op": op, "value": value}}
+
+            def integer(number: int) -> dict:
+                return {"integerValue": str(number)}
+
+            def combined(op: str, *filters: dict) -> dict:
+                return {"compositeFilter": {"op": op, "filters": list(filters)}}
+
+            def structured(filter: dict | None, order: list | None, limit: int | None, start: dict | None) -> dict:
+                query: dict = {"from": [{"collectionId": "bench"}]}
+                if filter:
+                    query["where"] = filter
+                if order:
+                    query["orderBy"] = [{"field": {"fieldPath": name}, "direction": direction} for name, direction in order]
+                if limit:
+                    query["limit"] = limit
+                if start:
+                    query["startAt"] = start
+                return query
+
+            def run(filter: dict | None = None, order: list | None = None, limit: int | None = 10, start: dict | None = None):
+                """A RunQuery over the collection, as a call to time."""
+                body = json.dumps({"structuredQuery": structured(filter, order, limit, start)}).encode()
+                return lambda: client.call("POST", root + ":runQuery", body)
+
+            def count(filter: dict | None = None):
+                """A count aggregation over the collection, as a call to time."""
+                body = json.dumps({"structuredAggregationQuery": {
+                    "structuredQuery": structured(filter, None, None, None),
+                    "aggregations": [{"alias": "n", "count": {}}]}}).encode()
+                return lambda: client.call("POST", root + ":runAggregationQuery", body)
+
+            group_is_7 = where("group", "EQUAL", integer(7))
+            n_descending = [("n", "DESCENDING")]
             cases = {
                 "get one document": lambda: client.call("GET", f"/v1/{middle}"),
-                "where group == 7, limit 10": lambda: client.call("POST", root + ":runQuery", query({
-                    "from": [{"collectionId": "bench"}], "limit": 10,
-                    "where": {"fieldFilter": {"field": field("group"), "op": "EQUAL", "value": {"integerValue": "7"}}}})),
-                "order by __name__, limit 10": lambda: client.call("POST", root + ":runQuery", query({
-                    "from": [{"collectionId": "bench"}], "limit": 10,
-                    "orderBy": [{"field": field("__name__"), "direction": "ASCENDING"}]})),
-                "where n > half, order by n desc, limit 10": lambda: client.call("POST", root + ":runQuery", query({
-                    "from": [{"collectionId": "bench"}], "limit": 10,
-                    "where": {"fieldFilter": {"field": field("n"), "op": "GREATER_THAN",
-                                              "value": {"integerValue": str(args.docs // 2)}}},
-                    "orderBy": [{"field": field("n"), "direction": "DESCENDING"}]})),
-                "order by n desc, limit 10": lambda: client.call("POST", root + ":runQuery", query({
-                    "from": [{"collectionId": "bench"}], "limit": 10,
-                    "orderBy": [{"field": field("n"), "direction": "DESCENDING"}]})),
-                "where n >= half, limit 10": lambda: client.call("POST", root + ":runQuery", query({
-                    "from": [{"collectionId": "bench"}], "limit": 10,
-                    "where": {"fieldFilter": {"field": field("n"), "op": "GREATER_THAN_OR_EQUAL",
-                                              "value": {"integerValue": str(args.docs // 2)}}}})),
-                "where title == one title (high cardinality)": lambda: client.call("POST", root + ":runQuery", query({
-                    "from": [{"collectionId": "bench"}],
-                    "where": {"fieldFilter": {"field": field("title"), "op": "EQUAL",
-                                              "value": {"stringValue": f"document number {args.docs // 3}"}}}})),
-                "order by n, start after half, limit 10": lambda: client.call("POST", root + ":runQuery", query({
-                    "from": [{"collectionId": "bench"}], "limit": 10,
-                    "orderBy": [{"field": field("n"), "direction": "ASCENDING"}],
-                    "startAt": {"values": [{"integerValue": str(args.docs // 2)}], "before": False}})),
-                "where group == 7, order by n desc, limit 10": lambda: client.call("POST", root + ":runQuery", query({
-                    "from": [{"collectionId": "bench"}], "limit": 10,
-                    "where": {"fieldFilter": {"field": field("group"), "op": "EQUAL", "value": {"integerValue": "7"}}},
-                    "orderBy": [{"field": field("n"), "direction": "DESCENDING"}]})),
-                "where tags contains t3, order by n desc, limit 10": lambda: client.call("POST", root + ":runQuery", query({
-                    "from": [{"collectionId": "bench"}], "limit": 10,
-                    "where": {"fieldFilter": {"field": field("tags"), "op": "ARRAY_CONTAINS", "value": {"stringValue": "t3"}}},
-                    "orderBy": [{"field": field("n"), "direction": "DESCENDING"}]})),
-                "where group == 7 or n < 100, limit 10": lambda: client.call("POST", root + ":runQuery", query({
-                    "from": [{"collectionId": "bench"}], "limit": 10,
-                    "where": {"compositeFilter": {"op": "OR", "filters": [
-                        {"fieldFilter": {"field": field("group"), "op": "EQUAL", "value": {"integerValue": "7"}}},
-                        {"fieldFilter": {"field": field("n"), "op": "LESS_THAN", "value": {"integerValue": "100"}}}]}}})),
-                "count(*) where group == 7 and n >= half": lambda: client.call("POST", root + ":runAggregationQuery", json.dumps({
-                    "structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "bench"}],
-                        "where": {"compositeFilter": {"op": "AND", "filters": [
-                            {"fieldFilter": {"field": field("group"), "op": "EQUAL", "value": {"integerValue": "7"}}},
-                            {"fieldFilter": {"field": field("n"), "op": "GREATER_THAN_OR_EQUAL",
-                                             "value": {"integerValue": str(args.docs // 2)}}}]}}},
-                        "aggregations": [{"alias": "n", "count": {}}]}}).encode()),
-                "count(*) where group < 10 (a tenth)": lambda: client.call("POST", root + ":runAggregationQuery", json.dumps({
-                    "structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "bench"}],
-                        "where": {"fieldFilter": {"field": field("group"), "op": "LESS_THAN", "value": {"integerValue": "10"}}}},
-                        "aggregations": [{"alias": "n", "count": {}}]}}).encode()),
-                "count(*) of the collection": lambda: client.call("POST", root + ":runAggregationQuery", json.dumps({
-                    "structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "bench"}]},
-                                                   "aggregations": [{"alias": "n", "count": {}}]}}).encode()),
+                "where group == 7, limit 10": run(group_is_7),
+                "order by __name__, limit 10": run(order=[("__name__", "ASCENDING")]),
+                "where n > half, order by n desc, limit 10": run(where("n", "GREATER_THAN", integer(half)), n_descending),
+                "order by n desc, limit 10": run(order=n_descending),
+                "where n >= half, limit 10": run(where("n", "GREATER_THAN_OR_EQUAL", integer(half))),
+                "where title == one title (high cardinality)": run(
+                    where("title", "EQUAL", {"stringValue": f"document number {args.docs // 3}"}), limit=None),
+                "order by n, start after half, limit 10": run(
+                    order=[("n", "ASCENDING")], start={"values": [integer(half)], "before": False}),
+                "where group == 7, order by n desc, limit 10": run(group_is_7, n_descending),
+                "where tags contains t3, order by n desc, limit 10": run(
+                    where("tags", "ARRAY_CONTAINS", {"stringValue": "t3"}), n_descending),
+                "where group == 7 or n < 100, limit 10": run(combined("OR", group_is_7, where("n", "LESS_THAN", integer(100)))),
+                "count(*) where group == 7 and n >= half": count(
+                    combined("AND", group_is_7, where("n", "GREATER_THAN_OR_EQUAL", integer(half)))),
+                "count(*) where group < 10 (a tenth)": count(where("group", "LESS_THAN", integer(10))),
+                "count(*) of the collection": count(),
                 "list documents, page of 100": lambda: client.call("GET", root + "/bench?pageSize=100"),
             }
             # Other calls go on while a query's first run builds its index (outside the store's lock): the
@@ -263,9 +260,7 @@ def main() -> None:
                 getting.start()
                 time.sleep(0.1)
                 began = time.perf_counter()
-                client.call("POST", root + ":runQuery", query({
-                    "from": [{"collectionId": "bench"}], "limit": 10,
-                    "where": {"fieldFilter": {"field": field("tags"), "op": "ARRAY_CONTAINS", "value": {"stringValue": "all"}}}}))
+                run(where("tags", "ARRAY_CONTAINS", {"stringValue": "all"}))()
                 building = (time.perf_counter() - began) * 1000
                 stop.set()
                 getting.join()
