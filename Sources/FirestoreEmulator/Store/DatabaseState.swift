@@ -49,38 +49,41 @@ final class DatabaseState {
     /// (`after`). Collections of one revision are skipped unread; entries are compared by when their current
     /// state began (commit times are unique), which copies no document.
     func differences(to other: DatabaseState) -> [(path: DocumentPath, before: Document?, after: Document?)] {
-        var result: [(path: DocumentPath, before: Document?, after: Document?)] = []
-        for path in Set(collections.keys).union(other.collections.keys) {
-            let mine = collections[path]
-            let theirs = other.collections[path]
-            if let mine, let theirs, mine.revision == theirs.revision { continue }
-            for (id, entry) in mine?.entries ?? [:] {
-                if let difference = Self.difference(at: path.appending(id), entry, theirs?.entries[id]) { result.append(difference) }
-            }
-            for (id, entry) in theirs?.entries ?? [:] where mine?.entries[id] == nil {
-                if let difference = Self.difference(at: path.appending(id), nil, entry) { result.append(difference) }
-            }
+        Set(collections.keys).union(other.collections.keys).flatMap { path in
+            Self.changes(from: collections[path], to: other.collections[path]).map { (path.appending($0.id), $0.before, $0.after) }
         }
-        return result
     }
 
     /// The documents among `paths` that are not the same in `other` (what a change log says may differ).
     func differences(to other: DatabaseState, at paths: Set<DocumentPath>) -> [(path: DocumentPath, before: Document?, after: Document?)] {
         paths.compactMap { path in
             let id = path.lastSegment ?? ""
-            return Self.difference(
-                at: path, collections[path.parent]?.entries[id], other.collections[path.parent]?.entries[id])
+            return Self.difference(collections[path.parent]?.entries[id], other.collections[path.parent]?.entries[id])
+                .map { (path, $0.before, $0.after) }
         }
     }
 
-    private static func difference(at path: DocumentPath, _ mine: DocumentEntry?, _ theirs: DocumentEntry?)
-        -> (path: DocumentPath, before: Document?, after: Document?)?
-    {
+    /// The documents of one collection that are not the same in two of its states, by id, with their states
+    /// in each; none, unread, when both have one revision.
+    private static func changes(from mine: CollectionState?, to theirs: CollectionState?) -> [(id: String, before: Document?, after: Document?)] {
+        if let mine, let theirs, mine.revision == theirs.revision { return [] }
+        var result: [(id: String, before: Document?, after: Document?)] = []
+        for (id, entry) in mine?.entries ?? [:] {
+            if let difference = difference(entry, theirs?.entries[id]) { result.append((id, difference.before, difference.after)) }
+        }
+        for (id, entry) in theirs?.entries ?? [:] where mine?.entries[id] == nil {
+            if let difference = difference(nil, entry) { result.append((id, difference.before, difference.after)) }
+        }
+        return result
+    }
+
+    /// A document's states in two entries of its history, unless they are the same.
+    private static func difference(_ mine: DocumentEntry?, _ theirs: DocumentEntry?) -> (before: Document?, after: Document?)? {
         let none: (time: Timestamp, exists: Bool) = (Timestamp(seconds: 0, nanos: 0), false)
         let before = mine?.currentStamp ?? none
         let after = theirs?.currentStamp ?? none
         if before.exists == after.exists, !before.exists || before.time == after.time { return nil }
-        return (path, mine?.current, theirs?.current)
+        return (mine?.current, theirs?.current)
     }
 
     /// The document at `path` now, or at `time`.
@@ -202,7 +205,7 @@ final class DatabaseState {
     func fieldIndex(_ key: IndexKey, in collectionPath: DocumentPath, minimumCount: Int) -> FieldIndex? {
         guard let collection = collections[collectionPath] else { return nil }
         if let index = collection.fieldIndexes[key] { return index }
-        guard collection.entries.count >= minimumCount else { return nil }
+        guard collection.existingCount >= minimumCount else { return nil }
         let index = collection.buildIndex(key)
         collections[collectionPath]!.fieldIndexes[key] = index
         return index
@@ -214,15 +217,8 @@ final class DatabaseState {
     func install(_ index: FieldIndex, key: IndexKey, in collectionPath: DocumentPath, builtFrom snapshot: CollectionState) {
         guard let collection = collections[collectionPath], collection.fieldIndexes[key] == nil else { return }
         var index = index
-        if collection.revision != snapshot.revision {
-            for (id, entry) in collection.entries {
-                let before = snapshot.entries[id]
-                if let then = before?.currentStamp, then == entry.currentStamp { continue }
-                CollectionState.update(&index, key: key, id: id, from: before?.current, to: entry.current)
-            }
-            for (id, entry) in snapshot.entries where collection.entries[id] == nil {
-                CollectionState.update(&index, key: key, id: id, from: entry.current, to: nil)
-            }
+        for change in Self.changes(from: snapshot, to: collection) {
+            CollectionState.update(&index, key: key, id: change.id, from: change.before, to: change.after)
         }
         collections[collectionPath]!.fieldIndexes[key] = index
     }

@@ -64,8 +64,7 @@ struct DatabaseView {
             let plan = readTime == nil && query.findNearest == nil ? IndexPlan(query) : nil
             let paths = state.collectionGroup(query.collectionID, under: query.parent)
             let threshold = indexThreshold
-            let indexes = plan?.inOrder == true ? paths.compactMap { state.fieldIndex(plan!.key, in: $0, minimumCount: threshold) } : []
-            if let plan, plan.inOrder, indexes.count == paths.count {
+            if let plan, plan.inOrder, let indexes = Self.indexes(plan.key, in: paths, of: state, minimumCount: threshold) {
                 // Each collection's range in the query's order, merged: a limit stops the read early.
                 let parts = zip(paths, indexes).map { path, index in Self.candidates(plan, in: index, of: state.collections[path]?.entries ?? [:]) }
                 results = query.run(over: Self.merged(parts, along: query.normalizedOrder, deduplicating: false), in: name, candidatesInOrder: true)
@@ -119,6 +118,17 @@ extension DatabaseView {
         guard let plan = IndexPlan(query), let index = state.fieldIndex(plan.key, in: collectionPath, minimumCount: indexThreshold)
         else { return nil }
         return (Self.candidates(plan, in: index, of: entries), plan.inOrder)
+    }
+
+    /// The index of `key` of each collection at `paths` (built where missing), or `nil` when one is too small
+    /// to have one.
+    private static func indexes(_ key: IndexKey, in paths: [DocumentPath], of state: DatabaseState, minimumCount: Int) -> [FieldIndex]? {
+        var indexes: [FieldIndex] = []
+        for path in paths {
+            guard let index = state.fieldIndex(key, in: path, minimumCount: minimumCount) else { return nil }
+            indexes.append(index)
+        }
+        return indexes
     }
 
     /// The candidates for `plan`'s query (a superset of its matches, each once) from `index`, the index of

@@ -109,14 +109,16 @@ struct IndexPlan {
         return plans
     }
 
+    /// The comparisons that bound an index range of their field.
+    private static let bounding: Set<FieldOperator> = [.equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]
+
     /// Whether the plan reads less than its whole index: equalities fix fields, or a comparison bounds the
     /// next field.
     var isSelective: Bool {
         guard prefixLength == 0 else { return true }
-        let bounding: Set<FieldOperator> = [.equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]
         return unenforced.contains { leaf in
             guard case .field(let path, let op, _) = leaf else { return false }
-            return path == key.fields[0].path && bounding.contains(op)
+            return path == key.fields[0].path && Self.bounding.contains(op)
         }
     }
 
@@ -126,10 +128,9 @@ struct IndexPlan {
     var exactRangeComparisons: [(op: FieldOperator, operand: FirestoreValue)]? {
         // An index holds NaN equal to NaN, a filter does not.
         guard !hasDisjunction, !prefixes.contains(where: { $0.contains(where: Self.holdsNaN) }) else { return nil }
-        let ranged: Set<FieldOperator> = [.equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]
         var leaves: [(op: FieldOperator, operand: FirestoreValue)] = []
         for leaf in unenforced {
-            guard case .field(let path, let op, let operand) = leaf, ranged.contains(op), prefixLength < key.fields.count,
+            guard case .field(let path, let op, let operand) = leaf, Self.bounding.contains(op), prefixLength < key.fields.count,
                 key.fields[prefixLength] == IndexedField(path: path)
             else { return nil }
             leaves.append((op, operand))
