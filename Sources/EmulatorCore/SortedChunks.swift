@@ -54,7 +54,10 @@ extension ChunkOrder {
         storedCount = sorted.count
     }
 
-    @inlinable static func same(_ a: Element, _ b: Element) -> Bool { !Order.precedes(a, b) && !Order.precedes(b, a) }
+    /// Whether `chunk` holds `element` at `position`, its lower bound there.
+    @inlinable static func holds(_ element: Element, at position: Int, in chunk: [Element]) -> Bool {
+        chunk.withUnsafeBufferPointer { position < $0.count && !Order.precedes(element, $0[position]) }
+    }
 
     /// Adds `element` unless present; returns whether it was added.
     @discardableResult @inlinable
@@ -67,10 +70,10 @@ extension ChunkOrder {
         }
         // Elements that come in order (a restart, an import, increasing ids) go on the end without a search.
         let last = chunks.count - 1
-        let appends = Order.precedes(chunks[last][chunks[last].count - 1], element)
+        let appends = chunks[last].withUnsafeBufferPointer { Order.precedes($0[$0.count - 1], element) }
         let chunkIndex = appends ? last : self.chunkIndex(for: element)
         let position = appends ? chunks[last].count : Self.lowerBound(of: element, in: chunks[chunkIndex])
-        if position < chunks[chunkIndex].count, Self.same(chunks[chunkIndex][position], element) { return false }
+        if !appends, Self.holds(element, at: position, in: chunks[chunkIndex]) { return false }
         chunks[chunkIndex].insert(element, at: position)
         if position == 0 { firsts[chunkIndex] = element }
         storedCount += 1
@@ -89,7 +92,7 @@ extension ChunkOrder {
         guard !chunks.isEmpty else { return false }
         let chunkIndex = self.chunkIndex(for: element)
         let position = Self.lowerBound(of: element, in: chunks[chunkIndex])
-        guard position < chunks[chunkIndex].count, Self.same(chunks[chunkIndex][position], element) else { return false }
+        guard Self.holds(element, at: position, in: chunks[chunkIndex]) else { return false }
         chunks[chunkIndex].remove(at: position)
         storedCount -= 1
         if chunks[chunkIndex].isEmpty {
@@ -105,8 +108,7 @@ extension ChunkOrder {
     @inlinable public func contains(_ element: Element) -> Bool {
         guard !chunks.isEmpty else { return false }
         let chunk = chunks[chunkIndex(for: element)]
-        let position = Self.lowerBound(of: element, in: chunk)
-        return position < chunk.count && Self.same(chunk[position], element)
+        return Self.holds(element, at: Self.lowerBound(of: element, in: chunk), in: chunk)
     }
 
     /// The elements in order, starting at the first not before `start` (all of them when `nil`).
@@ -177,38 +179,47 @@ extension ChunkOrder {
         var high = chunks.count
         while low < high {
             let middle = (low + high) / 2
-            if isBefore(chunks[middle][chunks[middle].count - 1]) { low = middle + 1 } else { high = middle }
+            let before = chunks[middle].withUnsafeBufferPointer { isBefore($0[$0.count - 1]) }
+            if before { low = middle + 1 } else { high = middle }
         }
         guard low < chunks.count else { return (chunks.count, 0) }
-        let chunk = chunks[low]
-        var first = 0
-        var last = chunk.count
-        while first < last {
-            let middle = (first + last) / 2
-            if isBefore(chunk[middle]) { first = middle + 1 } else { last = middle }
+        let position = chunks[low].withUnsafeBufferPointer { chunk in
+            var first = 0
+            var last = chunk.count
+            while first < last {
+                let middle = (first + last) / 2
+                if isBefore(chunk[middle]) { first = middle + 1 } else { last = middle }
+            }
+            return first
         }
-        return (low, first)
+        return (low, position)
     }
 
     /// The chunk that holds (or would hold) `element`: the last chunk whose first element is not after it.
+    /// The searches borrow elements through buffer pointers: an element copied out of an array for one
+    /// comparison would be retained and released.
     @inlinable func chunkIndex(for element: Element) -> Int {
-        var low = 0
-        var high = chunks.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if Order.precedes(element, firsts[middle]) { high = middle - 1 } else { low = middle }
+        firsts.withUnsafeBufferPointer { firsts in
+            var low = 0
+            var high = firsts.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if Order.precedes(element, firsts[middle]) { high = middle - 1 } else { low = middle }
+            }
+            return low
         }
-        return low
     }
 
     @inlinable static func lowerBound(of element: Element, in chunk: [Element]) -> Int {
-        var low = 0
-        var high = chunk.count
-        while low < high {
-            let middle = (low + high) / 2
-            if Order.precedes(chunk[middle], element) { low = middle + 1 } else { high = middle }
+        chunk.withUnsafeBufferPointer { chunk in
+            var low = 0
+            var high = chunk.count
+            while low < high {
+                let middle = (low + high) / 2
+                if Order.precedes(chunk[middle], element) { low = middle + 1 } else { high = middle }
+            }
+            return low
         }
-        return low
     }
 }
 

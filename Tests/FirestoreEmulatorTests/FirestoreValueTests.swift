@@ -19,6 +19,45 @@ import Testing
         }
     }
 
+    /// Index searches trust `orderPrefix` wherever two differ, so it must never contradict `compare`.
+    @Test func orderPrefixesNeverContradictTheValueOrder() {
+        var generator = SplitMix64(seed: 22)
+        let edges: [FirestoreValue] = [
+            .null, .boolean(false), .boolean(true), .double(.nan), .double(-.infinity), .double(.infinity),
+            .double(-0.0), .integer(0), .double(0.5), .integer(1), .double(1.0), .double(1.0000000000000002),
+            .integer(Int64.max), .integer(Int64.max - 1), .double(9.223372036854775807e18), .integer(Int64.min),
+            .integer(1 << 53), .integer(1 << 53 + 1), .double(9_007_199_254_740_992),
+            .timestamp(seconds: -62_135_596_800, nanos: 0), .timestamp(seconds: 253_402_300_799, nanos: 999_999_999),
+            .timestamp(seconds: 0, nanos: 511), .timestamp(seconds: 0, nanos: 512), .timestamp(seconds: Int64.max, nanos: 5),
+            .timestamp(seconds: Int64.min, nanos: 7), .string(""), .string("a"), .string("a\u{0}"), .string("documen"),
+            .string("document number 1"), .string("document number 2"), .string("\u{FF5E}"), .string("\u{1F600}"),
+            .bytes([]), .bytes([0]), .bytes([0, 0, 0, 0, 0, 0, 0, 1]), .bytes([0, 0, 0, 0, 0, 0, 0, 0, 2]),
+            .reference("projects/p/databases/d/documents/c/a"), .geoPoint(latitude: -1, longitude: 5),
+            .geoPoint(latitude: -1, longitude: 6), .array([]), .array([.integer(1)]), .array([.integer(1), .string("b")]),
+            .array([.double(1), .string("a")]), .array([.string("x"), .integer(2)]), .map([:]), .map(["a": .null]),
+        ]
+        func random() -> FirestoreValue {
+            switch generator.next() % 8 {
+            case 0: .integer(Int64(bitPattern: generator.next()) >> (generator.next() % 64))
+            case 1: .double(Double(Int64(bitPattern: generator.next()) >> 20) / 1024)
+            case 2: .integer(Int64(generator.next() % 5))
+            case 3: .string("document number \(generator.next() % 50)")
+            case 4: .timestamp(seconds: Int64(generator.next() % 4_000_000_000), nanos: Int32(generator.next() % 1_000_000_000))
+            case 5: .array([.integer(Int64(generator.next() % 3)), .integer(Int64(generator.next() % 3))])
+            case 6: .string(String(UnicodeScalar(UInt8(97 + generator.next() % 3))) + (generator.next() % 2 == 0 ? "" : "\u{0}"))
+            default: edges[Int(generator.next() % UInt64(edges.count))]
+            }
+        }
+        let values = edges + (0..<400).map { _ in random() }
+        for a in values {
+            for b in values {
+                let order = FirestoreValue.compare(a, b)
+                if order < 0 { #expect(a.orderPrefix <= b.orderPrefix, "\(a) < \(b)") }
+                if order == 0 { #expect(a.orderPrefix == b.orderPrefix, "\(a) == \(b)") }
+            }
+        }
+    }
+
     @Test func numbersCompareAcrossIntegerAndDouble() {
         #expect(FirestoreValue.integer(1) == .double(1.0))
         #expect(FirestoreValue.compare(.integer(1), .double(1.0)) == 0)

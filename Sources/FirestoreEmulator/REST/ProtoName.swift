@@ -29,6 +29,8 @@ enum ProtoName {
             throw FirestoreError(
                 .invalidArgument, "Invalid value at '\(location)' (type.googleapis.com/\(type)), \(json.serialized())")
         }
+        // The common case, every member set and named as in JSON: the object as it is.
+        if object.allSatisfy({ $0.value != .null && fields.contains($0.key) }) { return object }
         var members: [String: JSONValue] = [:]
         for (key, value) in object.sorted(by: { $0.key < $1.key }) {
             guard let field = fields.first(where: { $0 == key }) ?? fields.first(where: { snakeCase($0) == key }) else {

@@ -98,15 +98,11 @@ final class DatabaseState {
         let id = path.lastSegment ?? ""
         if collections[collectionPath] == nil { register(collectionPath) }
         let before = Self.record(document, id: id, time: time, horizon: horizon, in: &collections[collectionPath]!)
-        collections[collectionPath]!.revision = Self.revisions.add(1, ordering: .relaxed).newValue
-        collections[collectionPath]!.reindexFields(of: id, from: before, to: document)
         switch (before, document) {
         case (nil, .some):
-            collections[collectionPath]!.existingCount += 1
             documentCount += 1
             adjustAncestors(of: path, by: 1)
         case (.some, nil):
-            collections[collectionPath]!.existingCount -= 1
             documentCount -= 1
             adjustAncestors(of: path, by: -1)
             tombstones.append((time, path))
@@ -150,20 +146,25 @@ final class DatabaseState {
         }
     }
 
-    /// Records a version of document `id` in `collection` (one dictionary access); returns the previous one.
+    /// Records a version of document `id` in `collection`, with its revision, field indexes and count; returns
+    /// the previous version. The collection is looked up once by the caller, and an existing entry changes in
+    /// place.
     private static func record(
         _ document: Document?, id: String, time: Timestamp, horizon: Timestamp, in collection: inout CollectionState
     ) -> Document? {
-        guard var entry = collection.entries.removeValue(forKey: id) else {
-            if document != nil {
-                collection.entries[id] = DocumentEntry(time: time, document: document)
-                collection.ids.insert(id)
-            }
-            return nil
+        let before: Document?
+        if let position = collection.entries.index(forKey: id) {
+            before = collection.entries.values[position].current
+            collection.entries.values[position].record(document, at: time, horizon: horizon)
+        } else {
+            before = nil
+            guard document != nil else { return nil }
+            collection.entries[id] = DocumentEntry(time: time, document: document)
+            collection.ids.insert(id)
         }
-        let before = entry.current
-        entry.record(document, at: time, horizon: horizon)
-        collection.entries[id] = entry
+        collection.revision = revisions.add(1, ordering: .relaxed).newValue
+        collection.reindexFields(of: id, from: before, to: document)
+        collection.existingCount += (document != nil ? 1 : 0) - (before != nil ? 1 : 0)
         return before
     }
 

@@ -3,10 +3,19 @@ import EmulatorCore
 /// One entry of a field index: a document's value of the indexed field (for an index of several fields,
 /// an array of their values in the index's order), and the document's id.
 struct IndexEntry: Sendable {
+    /// `value.orderPrefix`: most comparisons of an index search read only this.
+    var prefix: UInt64
     /// The field's value, or the fields' values as an array.
     var value: FirestoreValue
     /// The document's id in its collection.
     var id: String
+
+    /// The entry of `value` for document `id`.
+    init(value: FirestoreValue, id: String) {
+        prefix = value.orderPrefix
+        self.value = value
+        self.id = id
+    }
 }
 
 /// Field values in Firestore's value order (an index of several fields: their values in turn, as arrays
@@ -17,8 +26,16 @@ enum IndexEntryOrder: ChunkOrder {
     static var chunkLimit: Int { 64 }
 
     static func precedes(_ a: IndexEntry, _ b: IndexEntry) -> Bool {
-        let order = FirestoreValue.compare(a.value, b.value)
+        let order = compareValues(a, b)
         return order != 0 ? order < 0 : DocumentIDOrder.precedes(a.id, b.id)
+    }
+
+    /// -1, 0 or 1 as the entries' values compare: by their prefixes when those differ.
+    @inline(__always) static func compareValues(_ a: IndexEntry, _ b: IndexEntry) -> Int {
+        if a.prefix != b.prefix { return a.prefix < b.prefix ? -1 : 1 }
+        // Equal prefixes: values of one type. Integers (the commonest tie) are compared without a call.
+        if case .integer(let x) = a.value, case .integer(let y) = b.value { return x == y ? 0 : (x < y ? -1 : 1) }
+        return FirestoreValue.compare(a.value, b.value)
     }
 }
 
@@ -34,13 +51,14 @@ struct IndexedField: Sendable, Hashable {
     /// Whether the entries are the array's elements rather than the value.
     var elements = false
 
-    /// The values a document's `value` of the field puts in the index: itself, or its array's distinct
-    /// elements (none when it is not an array).
-    func entries(for value: FirestoreValue?) -> [FirestoreValue] {
-        guard let value else { return [] }
-        guard elements else { return [value] }
-        guard case .array(let items) = value else { return [] }
-        return FirestoreValue.distinct(items)
+    /// Calls `body` with each value a document's `value` of the field puts in the index: itself, or its
+    /// array's distinct elements (none when it is not an array).
+    func forEachEntry(of value: FirestoreValue?, _ body: (FirestoreValue) -> Void) {
+        guard let value else { return }
+        guard elements else { return body(value) }
+        guard case .array(let items) = value else { return }
+        if items.count == 1 { return body(items[0]) }
+        for element in FirestoreValue.distinct(items) { body(element) }
     }
 }
 
@@ -57,19 +75,44 @@ struct IndexKey: Sendable, Hashable {
     /// A key of `fields`, which are not empty.
     init(_ fields: [IndexedField]) { self.fields = fields }
 
-    /// The values `document` puts in the index: for one field, its entries; for several, an array for each
-    /// combination of their entries (none when the document lacks one of the fields).
-    func entries(for document: Document?) -> [FirestoreValue] {
-        guard let document else { return [] }
-        if fields.count == 1 { return fields[0].entries(for: FirestoreValue.value(at: fields[0].path, in: document.fields)) }
-        var combinations: [[FirestoreValue]] = [[]]
-        for field in fields {
-            let values = field.entries(for: FirestoreValue.value(at: field.path, in: document.fields))
-            if values.isEmpty { return [] }
-            combinations = values.count == 1
-                ? combinations.map { $0 + values } : combinations.flatMap { prefix in values.map { prefix + [$0] } }
+    /// Calls `body` with each value `document` puts in the index: for one field, its entries; for several,
+    /// an array for each combination of their entries (none when the document lacks one of the fields).
+    func forEachEntry(of document: Document?, _ body: (FirestoreValue) -> Void) {
+        guard let document else { return }
+        if fields.count == 1 {
+            fields[0].forEachEntry(of: FirestoreValue.value(at: fields[0].path, in: document.fields), body)
+            return
         }
-        return combinations.map { .array($0) }
+        // Every field's value, and the distinct elements of each array-contains field's array.
+        var components: [FirestoreValue] = []
+        components.reserveCapacity(fields.count)
+        var elements: [(position: Int, values: [FirestoreValue])] = []
+        for field in fields {
+            guard let value = FirestoreValue.value(at: field.path, in: document.fields) else { return }
+            guard field.elements else {
+                components.append(value)
+                continue
+            }
+            guard case .array(let items) = value, !items.isEmpty else { return }
+            let distinct = FirestoreValue.distinct(items)
+            components.append(distinct[0])
+            if distinct.count > 1 { elements.append((components.count - 1, distinct)) }
+        }
+        guard !elements.isEmpty else { return body(.array(components)) }
+        // Each combination, counting through the array-contains fields' elements like an odometer.
+        var choices = [Int](repeating: 0, count: elements.count)
+        while true {
+            body(.array(components))
+            var digit = elements.count - 1
+            while digit >= 0, choices[digit] == elements[digit].values.count - 1 {
+                choices[digit] = 0
+                components[elements[digit].position] = elements[digit].values[0]
+                digit -= 1
+            }
+            guard digit >= 0 else { return }
+            choices[digit] += 1
+            components[elements[digit].position] = elements[digit].values[choices[digit]]
+        }
     }
 
     /// Whether `before` and `after` hold the same values of every field of the key.
@@ -114,21 +157,19 @@ extension CollectionState {
 
     /// Keeps `index` (of `key`) current when document `id` goes from `before` to `after`.
     static func update(_ index: inout FieldIndex, key: IndexKey, id: String, from before: Document?, to after: Document?) {
-        let old: [FirestoreValue]
-        let new: [FirestoreValue]
         if key.fields.count == 1 {
             // The common case, each value looked up once.
             let field = key.fields[0]
             let oldValue = before.flatMap { FirestoreValue.value(at: field.path, in: $0.fields) }
             let newValue = after.flatMap { FirestoreValue.value(at: field.path, in: $0.fields) }
             if let oldValue, let newValue, FirestoreValue.compare(oldValue, newValue) == 0 { return }
-            (old, new) = (field.entries(for: oldValue), field.entries(for: newValue))
+            field.forEachEntry(of: oldValue) { index.remove(IndexEntry(value: $0, id: id)) }
+            field.forEachEntry(of: newValue) { index.insert(IndexEntry(value: $0, id: id)) }
         } else {
             if let before, let after, key.sameValues(before, after) { return }
-            (old, new) = (key.entries(for: before), key.entries(for: after))
+            key.forEachEntry(of: before) { index.remove(IndexEntry(value: $0, id: id)) }
+            key.forEachEntry(of: after) { index.insert(IndexEntry(value: $0, id: id)) }
         }
-        for value in old { index.remove(IndexEntry(value: value, id: id)) }
-        for value in new { index.insert(IndexEntry(value: value, id: id)) }
     }
 
     /// The index of `key` over the documents that exist now, in O(n log n). Entries are taken in name order
@@ -138,9 +179,9 @@ extension CollectionState {
         var built: [IndexEntry] = []
         built.reserveCapacity(existingCount)
         for id in ids.ids() {
-            for value in key.entries(for: entries[id]?.current) { built.append(IndexEntry(value: value, id: id)) }
+            key.forEachEntry(of: entries[id]?.current) { built.append(IndexEntry(value: $0, id: id)) }
         }
-        built.sort { FirestoreValue.compare($0.value, $1.value) < 0 }
+        built.sort { IndexEntryOrder.compareValues($0, $1) < 0 }
         return FieldIndex(sorted: built)
     }
 }

@@ -36,6 +36,52 @@ extension FirestoreValue: Comparable {
         }
     }
 
+    /// A 64-bit summary of the value that orders as the values do wherever the summaries differ: if
+    /// `compare(a, b) < 0` then `a.orderPrefix <= b.orderPrefix`, and values that compare equal have equal
+    /// summaries. The type order fills the top 4 bits; below it, a number's value as a double (NaN lowest),
+    /// a timestamp's seconds and the top of its nanoseconds, a string's or bytes' first 7 bytes, a
+    /// geopoint's latitude, an array's first element's summary; references and maps have none. So an index
+    /// search compares integers, and compares values only between equal summaries.
+    var orderPrefix: UInt64 {
+        let type = UInt64(typeOrder) << 60
+        switch self {
+        case .null, .reference, .map: return type
+        case .boolean(let value): return type | (value ? 1 : 0)
+        case .integer(let value): return type | Self.orderBits(Double(value)) >> 4
+        case .double(let value): return type | Self.orderBits(value) >> 4
+        case .timestamp(let seconds, let nanos):
+            // Seconds from 0001-01-01 (39 bits cover the valid range), then the top 21 bits of the
+            // nanoseconds; seconds out of range are clamped, with no nanoseconds.
+            let first: Int64 = -62_135_596_800
+            let last = first + (1 << 39) - 1
+            guard seconds >= first, seconds <= last else { return type | UInt64(seconds < first ? 0 : last - first) << 21 }
+            return type | UInt64(seconds - first) << 21 | UInt64(min(max(nanos, 0), 999_999_999)) >> 9
+        case .string(let value): return type | Self.leadingBytes(value.utf8) << 4
+        case .bytes(let value): return type | Self.leadingBytes(value) << 4
+        case .geoPoint(let latitude, _): return type | Self.orderBits(latitude) >> 4
+        case .array(let values): return type | (values.first?.orderPrefix ?? 0) >> 4
+        }
+    }
+
+    /// A double's bits as an unsigned integer in the doubles' order (NaN 0, below every number; -0 as 0).
+    private static func orderBits(_ value: Double) -> UInt64 {
+        if value.isNaN { return 0 }
+        let bits = (value == 0 ? 0.0 : value).bitPattern
+        return bits >> 63 == 1 ? ~bits : bits | 1 << 63
+    }
+
+    /// The first 7 bytes big-endian, zero-padded: 56 bits.
+    private static func leadingBytes(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        var result: UInt64 = 0
+        var count = 0
+        for byte in bytes {
+            result = result << 8 | UInt64(byte)
+            count += 1
+            if count == 7 { break }
+        }
+        return result << (8 * UInt64(7 - count))
+    }
+
     /// Doubles with NaN lowest and NaN equal to NaN; -0 equals 0.
     private static func compareDoubles(_ a: Double, _ b: Double) -> Int {
         if a.isNaN { return b.isNaN ? 0 : -1 }
@@ -103,8 +149,9 @@ extension FirestoreValue: Comparable {
     }
 
     private static func compareArrays(_ a: [FirestoreValue], _ b: [FirestoreValue]) -> Int {
-        for (x, y) in zip(a, b) {
-            let result = compare(x, y)
+        // By index rather than zip: elements are borrowed, not copied out.
+        for index in 0..<min(a.count, b.count) {
+            let result = compare(a[index], b[index])
             if result != 0 { return result }
         }
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
