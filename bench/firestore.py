@@ -17,10 +17,13 @@ keep-alive HTTP/1.1 connection (REST, as curl and server code use it):
    over the whole collection, and a page of ListDocuments;
 3. prints the server's resident memory;
 4. commits 100,000 more documents on one connection before the queries (no index yet) and again after them
-   (every index they built kept current), and prints the second rate as a share of the first.
+   (every index they built kept current), and prints the second rate as a share of the first, with the
+   server's CPU time per document (steadier than the rate on a shared machine);
+5. with --baseline PATH, first runs steps 1 and 4's first half with that binary (an older hearth: issue 22's
+   goal is commits with indexes at >= 70% of the rate before indexes existed), so both are in one run.
 
 Usage: bench/firestore.py [--docs 1000000] [--slice 100000] [--repeat 20] [--connections 2] [--bin PATH]
-                          [--cases "order by n desc, limit 10;where group == 7, limit 10"]
+                          [--cases "order by n desc, limit 10;where group == 7, limit 10"] [--baseline PATH]
 The binary is --bin, else $HEARTH_BIN, else .build/release/hearth. It prints figures next to the goal
 (>= 50,000 docs/s, flat); it asserts nothing about time. Exit status is non-zero only on a failed request.
 """
@@ -30,6 +33,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -103,11 +107,81 @@ def timed(action, repeat: int) -> tuple[float, float]:
     return statistics.median(samples), samples[min(len(samples) - 1, int(len(samples) * 0.95))]
 
 
+def cpu_seconds(pid: int) -> float:
+    """The process's user + system CPU time so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def load(binary: str, folder: str, args: argparse.Namespace) -> tuple[subprocess.Popen, str, int, int]:
+    """Starts `binary` in `folder` and commits --docs documents from --connections clients, printing the
+    throughput of every slice; returns the process, its address and how many documents it holds."""
+    process, host, port = start(binary, folder)
+    try:
+        root = f"/v1/{DATABASE}/documents"
+        print(f"commits of {BATCH} documents into one collection, up to {args.docs:,} documents "
+              f"(goal >= 50,000 docs/s, flat)")
+        written = 0
+        lock = threading.Lock()
+        slice_start = time.perf_counter()
+        total_start = slice_start
+        next_batch = iter(range(0, args.docs, BATCH))
+        failures: list[BaseException] = []
+
+        def committer() -> None:
+            try:
+                commit_batches()
+            except BaseException as failure:  # sys.exit in a thread only ends that thread
+                failures.append(failure)
+
+        def commit_batches() -> None:
+            nonlocal written, slice_start
+            own = Client(host, port)
+            while True:
+                with lock:
+                    start_at = next(next_batch, None)
+                if start_at is None:
+                    return
+                own.call("POST", root + ":commit", batch_body(start_at))
+                with lock:
+                    written += BATCH
+                    if written % args.slice == 0 or written >= args.docs:
+                        now = time.perf_counter()
+                        size = written % args.slice or args.slice
+                        print(f"  {written:>9,} docs: {size / (now - slice_start):>9,.0f} docs/s in the last slice")
+                        slice_start = now
+
+        threads = [threading.Thread(target=committer) for _ in range(max(args.connections, 1))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if failures:
+            sys.exit(f"a commit failed: {failures[0]}")
+        elapsed = time.perf_counter() - total_start
+        print(f"  overall: {written / elapsed:,.0f} docs/s ({elapsed:.1f} s, {len(threads)} connections); "
+              f"server RSS {rss_mb(process.pid):,.0f} MB")
+        return process, host, port, written
+    except BaseException:
+        process.kill()
+        raise
+
+
+def commit_more(client: Client, pid: int, first_id: int, count: int) -> tuple[float, float]:
+    """Commits `count` new documents from id `first_id` on, over `client`'s one connection: docs/s, and the
+    server's CPU microseconds per document."""
+    began = time.perf_counter()
+    cpu_began = cpu_seconds(pid)
+    for first in range(first_id, first_id + count, BATCH):
+        client.call("POST", f"/v1/{DATABASE}/documents:commit", batch_body(first))
+    return count / (time.perf_counter() - began), (cpu_seconds(pid) - cpu_began) * 1e6 / count
 
 
 def main() -> None:
@@ -120,69 +194,33 @@ def main() -> None:
     parser.add_argument("--bin")
     parser.add_argument("--cases", help="time only the queries of these names, separated by ';' (and skip the "
                                         "get during an index build): fewer indexes built")
+    parser.add_argument("--baseline", help="another hearth binary whose commit rate (no index) to measure first")
     args = parser.parse_args()
+    extra = min(100_000, args.docs)
+    baseline = None
+    if args.baseline:
+        print(f"baseline binary {args.baseline}:")
+        with tempfile.TemporaryDirectory() as folder:
+            process, host, port, _ = load(args.baseline, folder, args)
+            try:
+                baseline = commit_more(Client(host, port), process.pid, args.docs + extra, extra)
+                print(f"baseline commits ({extra:,} documents, one connection): {baseline[0]:,.0f} docs/s, "
+                      f"{baseline[1]:.1f} µs of server CPU per document; server RSS {rss_mb(process.pid):,.0f} MB")
+            finally:
+                process.terminate()
+                process.wait(timeout=30)
+        print(f"this binary {hearth_process.binary(args.bin)}:")
 
     with tempfile.TemporaryDirectory() as folder:
-        process, host, port = start(hearth_process.binary(args.bin), folder)
+        process, host, port, written = load(hearth_process.binary(args.bin), folder, args)
         try:
             client = Client(host, port)
             root = f"/v1/{DATABASE}/documents"
-            print(f"commits of {BATCH} documents into one collection, up to {args.docs:,} documents "
-                  f"(goal >= 50,000 docs/s, flat)")
-            written = 0
-            lock = threading.Lock()
-            slice_start = time.perf_counter()
-            total_start = slice_start
-            next_batch = iter(range(0, args.docs, BATCH))
-
-            failures: list[BaseException] = []
-
-            def committer() -> None:
-                try:
-                    commit_batches()
-                except BaseException as failure:  # sys.exit in a thread only ends that thread
-                    failures.append(failure)
-
-            def commit_batches() -> None:
-                nonlocal written, slice_start
-                own = Client(host, port)
-                while True:
-                    with lock:
-                        start_at = next(next_batch, None)
-                    if start_at is None:
-                        return
-                    own.call("POST", root + ":commit", batch_body(start_at))
-                    with lock:
-                        written += BATCH
-                        if written % args.slice == 0 or written >= args.docs:
-                            now = time.perf_counter()
-                            size = written % args.slice or args.slice
-                            print(f"  {written:>9,} docs: {size / (now - slice_start):>9,.0f} docs/s in the last slice")
-                            slice_start = now
-
-            threads = [threading.Thread(target=committer) for _ in range(max(args.connections, 1))]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            if failures:
-                sys.exit(f"a commit failed: {failures[0]}")
-            elapsed = time.perf_counter() - total_start
-            print(f"  overall: {written / elapsed:,.0f} docs/s ({elapsed:.1f} s, {len(threads)} connections); "
-                  f"server RSS {rss_mb(process.pid):,.0f} MB")
-            extra = min(100_000, args.docs)
-
-            def commit_more(first_id: int) -> float:
-                """Commits `extra` new documents from id `first_id` on, on one connection: docs/s."""
-                began = time.perf_counter()
-                for first in range(first_id, first_id + extra, BATCH):
-                    client.call("POST", root + ":commit", batch_body(first))
-                return extra / (time.perf_counter() - began)
-
             # The same commits before any query built an index and after, in one run: their ratio is what
             # keeping the indexes current costs (the queries then run over docs + extra documents).
-            before_indexes = commit_more(args.docs + extra)
-            print(f"commits before any index ({extra:,} documents, one connection): {before_indexes:,.0f} docs/s")
+            before_indexes = commit_more(client, process.pid, args.docs + extra, extra)
+            print(f"commits before any index ({extra:,} documents, one connection): {before_indexes[0]:,.0f} docs/s, "
+                  f"{before_indexes[1]:.1f} µs of server CPU per document")
 
             middle = f"{DATABASE}/documents/bench/d{args.docs // 2:07d}"
             half = args.docs // 2
@@ -275,10 +313,15 @@ def main() -> None:
                 print(f"  {name:<42} {median:>9.2f} ms / {p95:>9.2f} ms")
             print(f"server RSS after queries: {rss_mb(process.pid):,.0f} MB")
             # Commits again now that the queries have built their indexes, which every write keeps.
-            with_indexes = commit_more(args.docs)
-            print(f"commits after the queries (their indexes kept current): {with_indexes:,.0f} docs/s "
-                  f"({extra:,} documents, one connection; {with_indexes / before_indexes:.0%} of the rate before "
-                  f"any index); server RSS {rss_mb(process.pid):,.0f} MB")
+            with_indexes = commit_more(client, process.pid, args.docs, extra)
+            print(f"commits after the queries (their indexes kept current): {with_indexes[0]:,.0f} docs/s, "
+                  f"{with_indexes[1]:.1f} µs of server CPU per document ({extra:,} documents, one connection; "
+                  f"{with_indexes[0] / before_indexes[0]:.0%} of the rate before any index, CPU "
+                  f"{before_indexes[1] / with_indexes[1]:.0%}); server RSS {rss_mb(process.pid):,.0f} MB")
+            if baseline:
+                print(f"  against the baseline binary: {with_indexes[0] / baseline[0]:.0%} of its rate, CPU per "
+                      f"document {baseline[1] / with_indexes[1]:.0%} (before any index: {before_indexes[0] / baseline[0]:.0%}"
+                      f" and {baseline[1] / before_indexes[1]:.0%})")
         finally:
             process.terminate()
             process.wait(timeout=30)
