@@ -103,6 +103,7 @@ let package = Package(
                 "FirestoreWire",
                 "SecurityRules",
                 .product(name: "HashTreeCollections", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),

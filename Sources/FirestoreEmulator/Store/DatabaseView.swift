@@ -1,4 +1,5 @@
 import EmulatorCore
+import HeapModule
 
 /// A consistent view of one database for the duration of one store operation: the state now or at a read
 /// time, optionally with a commit's pending writes laid over it. Reads through it are recorded so a
@@ -141,22 +142,24 @@ extension DatabaseView {
 
     /// `parts`, each in `order`, merged into one sequence in that order: the ranges of an OR's disjunctions
     /// (`deduplicating` repeats of an id: a document can match several), or of a group's collections. The
-    /// parts' heads are kept in a binary heap, so each document costs O(log parts) however many there are.
+    /// parts' heads are kept in a heap, so each document costs O(log parts) however many there are.
     private static func merged(_ parts: [AnySequence<Document>], along order: [QueryOrder], deduplicating: Bool) -> AnySequence<Document> {
-        AnySequence { () -> AnyIterator<Document> in
+        let merged = AnySequence { () -> AnyIterator<Document> in
             let iterators = parts.map { $0.makeIterator() }
-            var heap = MergeHeap(order: order)
-            for (part, iterator) in iterators.enumerated() {
-                if let head = iterator.next() { heap.push(head, from: part) }
-            }
-            var seen = Set<String>()
+            var heads = Heap(iterators.enumerated().compactMap { part, iterator in
+                iterator.next().map { MergeHead(document: $0, part: part, order: order) }
+            })
             return AnyIterator {
-                while let (document, _) = heap.pop(replacingWith: { iterators[$0].next() }) {
-                    if !deduplicating || seen.insert(document.path.lastSegment ?? "").inserted { return document }
+                guard let top = heads.min else { return nil }
+                if let next = iterators[top.part].next() {
+                    heads.replaceMin(with: MergeHead(document: next, part: top.part, order: order))
+                } else {
+                    heads.removeMin()
                 }
-                return nil
+                return top.document
             }
         }
+        return deduplicating ? unique(merged) : merged
     }
 
     /// `documents` without repeats (of one collection: the first of each id).
@@ -204,52 +207,20 @@ extension DatabaseView {
     }
 }
 
-/// The next document of each of several sequences, smallest (in a query's normalized order) on top.
-private struct MergeHeap {
+/// The next document of one of several sequences being merged, ordered by a query's normalized order (ties:
+/// the earlier sequence first).
+private struct MergeHead: Comparable {
+    let document: Document
+    /// Which sequence it comes from.
+    let part: Int
     /// The order.
     let order: [QueryOrder]
-    private var heads: [(document: Document, part: Int)] = []
 
-    init(order: [QueryOrder]) {
-        self.order = order
+    static func < (a: MergeHead, b: MergeHead) -> Bool {
+        if StructuredQuery.precedes(a.document, b.document, along: a.order) { return true }
+        if StructuredQuery.precedes(b.document, a.document, along: a.order) { return false }
+        return a.part < b.part
     }
 
-    /// Adds `document`, the next of sequence `part`.
-    mutating func push(_ document: Document, from part: Int) {
-        heads.append((document, part))
-        var child = heads.count - 1
-        while child > 0, precedes(child, (child - 1) / 2) {
-            heads.swapAt(child, (child - 1) / 2)
-            child = (child - 1) / 2
-        }
-    }
-
-    /// Takes the smallest document and its sequence, putting that sequence's next (from `next`) in its place.
-    mutating func pop(replacingWith next: (Int) -> Document?) -> (Document, Int)? {
-        guard let top = heads.first else { return nil }
-        if let following = next(top.part) {
-            heads[0] = (following, top.part)
-        } else {
-            heads.swapAt(0, heads.count - 1)
-            heads.removeLast()
-        }
-        var parent = 0
-        while true {
-            var smallest = parent
-            let left = 2 * parent + 1
-            if left < heads.count, precedes(left, smallest) { smallest = left }
-            if left + 1 < heads.count, precedes(left + 1, smallest) { smallest = left + 1 }
-            if smallest == parent { break }
-            heads.swapAt(parent, smallest)
-            parent = smallest
-        }
-        return (top.document, top.part)
-    }
-
-    /// Whether the head at `a` comes before the one at `b` (ties: the earlier sequence first).
-    private func precedes(_ a: Int, _ b: Int) -> Bool {
-        if StructuredQuery.precedes(heads[a].document, heads[b].document, along: order) { return true }
-        if StructuredQuery.precedes(heads[b].document, heads[a].document, along: order) { return false }
-        return heads[a].part < heads[b].part
-    }
+    static func == (a: MergeHead, b: MergeHead) -> Bool { !(a < b) && !(b < a) }
 }

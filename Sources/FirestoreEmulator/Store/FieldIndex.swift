@@ -33,8 +33,6 @@ enum IndexEntryOrder: ChunkOrder {
     /// -1, 0 or 1 as the entries' values compare: by their prefixes when those differ.
     @inline(__always) static func compareValues(_ a: IndexEntry, _ b: IndexEntry) -> Int {
         if a.prefix != b.prefix { return a.prefix < b.prefix ? -1 : 1 }
-        // Equal prefixes: values of one type. Integers (the commonest tie) are compared without a call.
-        if case .integer(let x) = a.value, case .integer(let y) = b.value { return x == y ? 0 : (x < y ? -1 : 1) }
         return FirestoreValue.compare(a.value, b.value)
     }
 }
