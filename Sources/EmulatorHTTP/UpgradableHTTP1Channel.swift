@@ -2,11 +2,14 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 
 /// An HTTP/1.1 child channel that can upgrade (`base`, Hummingbird's WebSocket one), mended where NIO's
 /// upgrade handler leaves clients without an answer: an unparseable request is answered 400
 /// (`UpgradeParseErrorHandler` behind `base`'s handlers), and an upgrade to a protocol nobody serves (`h2c`
-/// from `curl --http2`) is served as plain HTTP/1.1 (`UnsupportedUpgradeFilter` before the upgrade handler).
+/// from `curl --http2`) is served as plain HTTP/1.1 (`UnsupportedUpgradeFilter` before the upgrade handler),
+/// and a connection that has sent no request when the server stops (a browser's preconnected socket) is
+/// closed: nothing else would end it, and the server's shutdown waits for every connection.
 struct UpgradableHTTP1Channel<Base: ServerChildChannel>: ServerChildChannel {
     let base: Base
     /// The protocols `base` upgrades to, lowercased.
@@ -23,7 +26,17 @@ struct UpgradableHTTP1Channel<Base: ServerChildChannel>: ServerChildChannel {
     }
 
     func handle(value: Base.Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
+        let channel = value.channel
+        await withGracefulShutdownHandler {
+            await base.handle(value: value, logger: logger)
+        } onGracefulShutdown: {
+            // The filter leaves the pipeline at the first request head: while it is there, no request came.
+            channel.eventLoop.execute {
+                if (try? channel.pipeline.syncOperations.handler(type: UnsupportedUpgradeFilter.self)) != nil {
+                    channel.close(promise: nil)
+                }
+            }
+        }
     }
 }
 
