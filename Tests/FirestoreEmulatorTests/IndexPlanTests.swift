@@ -26,7 +26,7 @@ import Testing
         let plan = try #require(IndexPlan(query))
         let (read, _) = try store.read(F.database) { (view: inout DatabaseView) throws(FirestoreError) -> ([String]?, [String]) in
             let index = view.state.fieldIndex(plan.key, in: DocumentPath(segments: ["c"]), minimumCount: 0)
-            let entries = index.map { index in plan.prefixes.flatMap { plan.entries(of: index, prefix: $0).map(\.id) } }
+            let entries = index.map { index in plan.prefixes.flatMap { plan.ids(in: index, prefix: $0) } }
             return (entries, view.run(query).map { $0.path.lastSegment ?? "" })
         }
         return (plan, try #require(read.0), read.1)
@@ -163,7 +163,10 @@ import Testing
         database.install(built, key: key, in: collectionPath, builtFrom: snapshot)
         let installed = try #require(database.collection(at: collectionPath)?.fieldIndexes[key])
         let fresh = try #require(database.collection(at: collectionPath)).buildIndex(key)
-        let describe = { (index: FieldIndex) in index.map { "\($0.id)=\($0.value)" } }
+        let describe = { (index: FieldIndex) -> [String] in
+            guard case .composite(let entries) = index else { return [] }
+            return entries.map { "\($0.id)=\($0.first),\($0.rest)" }
+        }
         #expect(describe(installed) == describe(fresh))
         #expect(installed.count == 49)
         // Writes after the install keep it current as any index.

@@ -219,7 +219,7 @@ final class DatabaseState {
         guard let collection = collections[collectionPath], collection.fieldIndexes[key] == nil else { return }
         var index = index
         for change in Self.changes(from: snapshot, to: collection) {
-            CollectionState.update(&index, key: key, id: change.id, from: change.before, to: change.after)
+            index.update(key: key, id: change.id, from: change.before, to: change.after)
         }
         collections[collectionPath]!.fieldIndexes[key] = index
     }

@@ -135,7 +135,7 @@ extension DatabaseView {
     /// The candidates for `plan`'s query (a superset of its matches, each once) from `index`, the index of
     /// its key in a collection whose documents are `entries`: each range's documents in turn.
     fileprivate static func candidates(_ plan: IndexPlan, in index: FieldIndex, of entries: [String: DocumentEntry]) -> AnySequence<Document> {
-        let documents = plan.prefixes.lazy.flatMap { plan.entries(of: index, prefix: $0) }.compactMap { entries[$0.id]?.current }
+        let documents = plan.prefixes.lazy.flatMap { plan.ids(in: index, prefix: $0) }.compactMap { entries[$0]?.current }
         // An array-contains-any list: a document whose array holds several of its values is in several ranges.
         return plan.deduplicates ? unique(documents) : AnySequence(documents)
     }
@@ -196,12 +196,8 @@ extension DatabaseView {
         else { return nil }
         let limit = query.limit ?? .max
         var count = 0
-        for prefix in plan.prefixes {
-            for entry in plan.entries(of: index, prefix: prefix) {
-                guard count < limit else { return count }
-                let value = plan.key.component(plan.prefixLength, of: entry.value)
-                if leaves.allSatisfy({ $0.op.matches(value, operand: $0.operand) }) { count += 1 }
-            }
+        for prefix in plan.prefixes where count < limit {
+            count += plan.count(in: index, prefix: prefix, where: leaves, limit: limit - count)
         }
         return count
     }

@@ -138,14 +138,43 @@ struct IndexPlan {
         return leaves
     }
 
+    /// The ids of the documents in `index` (this plan's key) whose leading fields are `prefix`, in the
+    /// read's direction (see `entries(of:prefix:)`).
+    func ids(in index: FieldIndex, prefix: [FirestoreValue]) -> AnySequence<String> {
+        switch index {
+        case .single(let entries): AnySequence(self.entries(of: entries, prefix: prefix).lazy.map(\.id))
+        case .composite(let entries): AnySequence(self.entries(of: entries, prefix: prefix).lazy.map(\.id))
+        }
+    }
+
+    /// How many entries of `index` (this plan's key) whose leading fields are `prefix` hold a value of the
+    /// field after them that satisfies every comparison of `leaves`, counting no further than `limit`.
+    func count(in index: FieldIndex, prefix: [FirestoreValue], where leaves: [(op: FieldOperator, operand: FirestoreValue)], limit: Int) -> Int {
+        func count(_ entries: some Sequence<some FieldIndexEntry>) -> Int {
+            let (position, fieldCount) = (prefixLength, key.fields.count)
+            var count = 0
+            for entry in entries {
+                guard count < limit else { break }
+                let value = entry.component(position, of: fieldCount)
+                if leaves.allSatisfy({ $0.op.matches(value, operand: $0.operand) }) { count += 1 }
+            }
+            return count
+        }
+        switch index {
+        case .single(let entries): return count(self.entries(of: entries, prefix: prefix))
+        case .composite(let entries): return count(self.entries(of: entries, prefix: prefix))
+        }
+    }
+
     /// The entries of `index` (this plan's key) whose leading fields are `prefix`, in the read's direction,
     /// from the bound the filters (and the start cursor) put first on the next field to past the other
     /// bound: a superset of the matches' entries. A range filter matches values of its operand's type only,
     /// so the type of each bound limits the other end too.
-    func entries(of index: FieldIndex, prefix: [FirestoreValue]) -> AnySequence<IndexEntry> {
-        let key = self.key
+    private func entries<Order: ChunkOrder>(of index: SortedChunks<Order>, prefix: [FirestoreValue]) -> AnySequence<Order.Element>
+    where Order.Element: FieldIndexEntry {
         let length = prefixLength
-        let rangedField = length < key.fields.count ? key.fields[length].path : nil
+        let fieldCount = key.fields.count
+        let rangedField = length < fieldCount ? key.fields[length].path : nil
         var lower: FirestoreValue?
         var upper: FirestoreValue?
         func tighten(_ bound: inout FirestoreValue?, _ value: FirestoreValue, keepsGreater: Bool) {
@@ -169,26 +198,26 @@ struct IndexPlan {
             if descending { tighten(&upper, start, keepsGreater: false) } else { tighten(&lower, start, keepsGreater: true) }
         }
         // How an entry's fixed fields compare with `prefix`.
-        let prefixOrder = { (entry: IndexEntry) -> Int in
+        let prefixOrder = { (entry: Order.Element) -> Int in
             for position in 0..<length {
-                let order = FirestoreValue.compare(key.component(position, of: entry.value), prefix[position])
+                let order = FirestoreValue.compare(entry.component(position, of: fieldCount), prefix[position])
                 if order != 0 { return order }
             }
             return 0
         }
-        let belowStart = { [lower] (entry: IndexEntry) -> Bool in
+        let belowStart = { [lower] (entry: Order.Element) -> Bool in
             let order = prefixOrder(entry)
             guard order == 0 else { return order < 0 }
             guard rangedField != nil, lower != nil || types != nil else { return false }
-            let value = key.component(length, of: entry.value)
+            let value = entry.component(length, of: fieldCount)
             if let types, value.typeOrder < types.low { return true }
             return lower.map { FirestoreValue.compare(value, $0) < 0 } ?? false
         }
-        let pastEnd = { [upper] (entry: IndexEntry) -> Bool in
+        let pastEnd = { [upper] (entry: Order.Element) -> Bool in
             let order = prefixOrder(entry)
             guard order == 0 else { return order > 0 }
             guard rangedField != nil, upper != nil || types != nil else { return false }
-            let value = key.component(length, of: entry.value)
+            let value = entry.component(length, of: fieldCount)
             if let types, value.typeOrder > types.high { return true }
             return upper.map { FirestoreValue.compare(value, $0) > 0 } ?? false
         }
