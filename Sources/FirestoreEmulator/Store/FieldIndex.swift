@@ -6,6 +6,8 @@ protocol FieldIndexEntry: Sendable {
     var id: String { get }
     /// The entry's value of the field at `position` of its index's key, which has `count` fields.
     func component(_ position: Int, of count: Int) -> FirestoreValue
+    /// -1, 0 or 1 as the values of `a` and `b` compare in Firestore's value order (field by field).
+    static func compareValues(_ a: Self, _ b: Self) -> Int
 }
 
 /// One entry of a single-field index: a document's value of the field (or one element of its array, for
@@ -26,6 +28,12 @@ struct IndexEntry: FieldIndexEntry {
     }
 
     func component(_ position: Int, of count: Int) -> FirestoreValue { value }
+
+    /// By the prefixes when those differ.
+    @inline(__always) static func compareValues(_ a: IndexEntry, _ b: IndexEntry) -> Int {
+        if a.prefix != b.prefix { return a.prefix < b.prefix ? -1 : 1 }
+        return FirestoreValue.compare(a.value, b.value)
+    }
 }
 
 /// One entry of a composite index: a document's values of the index's fields, and the document's id. The
@@ -59,37 +67,8 @@ struct CompositeIndexEntry: FieldIndexEntry {
         guard count > 2, case .array(let values) = rest else { return rest }
         return values[position - 1]
     }
-}
 
-/// Field values in Firestore's value order, then document ids in name order: the order of a query that
-/// orders by the field (ascending; read backwards for descending), ties broken by name as production does.
-enum IndexEntryOrder: ChunkOrder {
-    /// Entries are larger than ids, and a write inserts one per index: small chunks keep that move short.
-    static var chunkLimit: Int { 64 }
-
-    static func precedes(_ a: IndexEntry, _ b: IndexEntry) -> Bool {
-        let order = compareValues(a, b)
-        return order != 0 ? order < 0 : DocumentIDOrder.precedes(a.id, b.id)
-    }
-
-    /// -1, 0 or 1 as the entries' values compare: by their prefixes when those differ.
-    @inline(__always) static func compareValues(_ a: IndexEntry, _ b: IndexEntry) -> Int {
-        if a.prefix != b.prefix { return a.prefix < b.prefix ? -1 : 1 }
-        return FirestoreValue.compare(a.value, b.value)
-    }
-}
-
-/// The fields' values in turn, each in Firestore's value order, then document ids in name order (see
-/// `IndexEntryOrder`).
-enum CompositeIndexEntryOrder: ChunkOrder {
-    static var chunkLimit: Int { 64 }
-
-    static func precedes(_ a: CompositeIndexEntry, _ b: CompositeIndexEntry) -> Bool {
-        let order = compareValues(a, b)
-        return order != 0 ? order < 0 : DocumentIDOrder.precedes(a.id, b.id)
-    }
-
-    /// -1, 0 or 1 as the entries' values compare: by their prefixes when those differ.
+    /// By the prefixes when those differ.
     @inline(__always) static func compareValues(_ a: CompositeIndexEntry, _ b: CompositeIndexEntry) -> Int {
         if a.prefix != b.prefix { return a.prefix < b.prefix ? -1 : 1 }
         let first = FirestoreValue.compare(a.first, b.first)
@@ -99,13 +78,26 @@ enum CompositeIndexEntryOrder: ChunkOrder {
     }
 }
 
+/// Entries by their values (see `FieldIndexEntry.compareValues`), then by document id in name order: the
+/// order of a query that orders by the index's fields (ascending; read backwards for descending), ties
+/// broken by name as production does.
+enum IndexEntryOrder<Entry: FieldIndexEntry>: ChunkOrder {
+    /// Entries are larger than ids, and a write inserts one per index: small chunks keep that move short.
+    static var chunkLimit: Int { 64 }
+
+    static func precedes(_ a: Entry, _ b: Entry) -> Bool {
+        let order = Entry.compareValues(a, b)
+        return order != 0 ? order < 0 : DocumentIDOrder.precedes(a.id, b.id)
+    }
+}
+
 /// An index of one collection: every existing document that has the key's fields, by their values (or, for
 /// an array-contains field, once by each distinct element of its array). Built the first time a query can
 /// use it, then kept current by every write (see `DatabaseState.fieldIndex(_:in:minimumCount:)`). An index
 /// of one field and one of several keep entries of their own shapes.
 enum FieldIndex: Sendable {
-    case single(SortedChunks<IndexEntryOrder>)
-    case composite(SortedChunks<CompositeIndexEntryOrder>)
+    case single(SortedChunks<IndexEntryOrder<IndexEntry>>)
+    case composite(SortedChunks<IndexEntryOrder<CompositeIndexEntry>>)
 
     /// How many entries the index holds.
     var count: Int {
@@ -255,7 +247,7 @@ extension CollectionState {
                     built.append(IndexEntry(value: $0, id: id))
                 }
             }
-            built.sort { IndexEntryOrder.compareValues($0, $1) < 0 }
+            built.sort { IndexEntry.compareValues($0, $1) < 0 }
             return .single(SortedChunks(sorted: built))
         }
         var built: [CompositeIndexEntry] = []
@@ -263,7 +255,7 @@ extension CollectionState {
         for id in ids.ids() {
             key.forEachEntry(of: entries[id]?.current) { built.append(CompositeIndexEntry(first: $0, rest: $1, id: id)) }
         }
-        built.sort { CompositeIndexEntryOrder.compareValues($0, $1) < 0 }
+        built.sort { CompositeIndexEntry.compareValues($0, $1) < 0 }
         return .composite(SortedChunks(sorted: built))
     }
 }
