@@ -251,11 +251,11 @@ def main() -> None:
                 body = json.dumps({"structuredQuery": structured(filter, order, limit, start)}).encode()
                 return lambda: client.call("POST", root + ":runQuery", body)
 
-            def count(filter: dict | None = None):
-                """A count aggregation over the collection, as a call to time."""
+            def count(filter: dict | None = None, aggregation: dict | None = None):
+                """A count (or the given) aggregation over the collection, as a call to time."""
                 body = json.dumps({"structuredAggregationQuery": {
                     "structuredQuery": structured(filter, None, None, None),
-                    "aggregations": [{"alias": "n", "count": {}}]}}).encode()
+                    "aggregations": [{"alias": "n", **(aggregation or {"count": {}})}]}}).encode()
                 return lambda: client.call("POST", root + ":runAggregationQuery", body)
 
             group_is_7 = where("group", "EQUAL", integer(7))
@@ -279,6 +279,8 @@ def main() -> None:
                     combined("AND", group_is_7, where("n", "GREATER_THAN_OR_EQUAL", integer(half)))),
                 "count(*) where group < 10 (a tenth)": count(where("group", "LESS_THAN", integer(10))),
                 "count(*) of the collection": count(),
+                "sum(n) where group < 10 (a tenth)": count(where("group", "LESS_THAN", integer(10)), {"sum": {"field": {"fieldPath": "n"}}}),
+                "avg(n) where group == 7": count(group_is_7, {"avg": {"field": {"fieldPath": "n"}}}),
                 "list documents, page of 100": lambda: client.call("GET", root + "/bench?pageSize=100"),
             }
             # Other calls go on while a query's first run builds its index (outside the store's lock): the

@@ -55,6 +55,7 @@ import Testing
         var mismatches = 0
         var nonEmpty = 0
         var countedOnIndex = 0
+        var totaledOnIndex = 0
         for round in 0..<1_500 {
             let documents = Self.documents(using: &random)
             var writes = documents.map { Write(path: $0.path, operation: .update(fields: $0.fields)) }
@@ -65,9 +66,20 @@ import Testing
                 var query = Self.query(over: documents, using: &random)
                 // A third are collection group queries: every collection named `c` (`c` and `p/q/c`).
                 query.allDescendants = Int.random(in: 0..<3, using: &random) == 0
-                let ((actual, counted), _) = try store.read(F.database) {
-                    (view: inout DatabaseView) throws(FirestoreError) -> ([Document], Int?) in
-                    (view.run(query), view.indexedCount(of: query))
+                // Random sums, averages and counts of the matches: on an index where one serves, else over them.
+                let aggregations = (0..<Int.random(in: 1...3, using: &random)).map { position in
+                    let field = Self.fieldNames.map(F.field).randomElement(using: &random)!
+                    let kinds: [Aggregation.Kind] = [.count(upTo: nil), .sum(field), .average(field)]
+                    return Aggregation(alias: "f\(position)", kind: kinds.randomElement(using: &random)!)
+                }
+                let ((actual, counted, totaled, evaluated), _) = try store.read(F.database) {
+                    (view: inout DatabaseView) throws(FirestoreError) -> ([Document], Int?, [String: FirestoreValue]?, [String: FirestoreValue]) in
+                    let results = view.run(query)
+                    return (results, view.indexedCount(of: query), view.indexedAggregates(aggregations, of: query), Aggregation.evaluate(aggregations, over: results))
+                }
+                if let totaled {
+                    totaledOnIndex += 1
+                    #expect(FirestoreValue.compare(.map(totaled), .map(evaluated)) == 0, "round \(round): \(aggregations) of \(query)")
                 }
                 // The store answers from the queried collection only (the generator puts some elsewhere).
                 let collection = query.parent.appending(query.collectionID)
@@ -87,6 +99,7 @@ import Testing
         }
         #expect(nonEmpty > 1_000)
         #expect(countedOnIndex > 50, "counts on an index: \(countedOnIndex)")
+        #expect(totaledOnIndex > 50, "aggregations on an index: \(totaledOnIndex)")
         // The plans used the indexes: single-field ones for each field queried, composite ones for equalities
         // with orders, and writes kept them since.
         let (indexed, _) = try store.read(F.database) { (view: inout DatabaseView) throws(FirestoreError) -> Set<String> in

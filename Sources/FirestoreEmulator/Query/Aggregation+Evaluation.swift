@@ -19,6 +19,20 @@ extension Aggregation {
         return fields
     }
 
+    /// The results of `aggregations` over `count` documents (those with every field a sum or an average
+    /// names) whose numbers at each such field add up to `totals` of it.
+    static func evaluate(_ aggregations: [Aggregation], count: Int, totals: [FieldPath: NumericTotal]) -> [String: FirestoreValue] {
+        var fields: [String: FirestoreValue] = [:]
+        for aggregation in aggregations {
+            switch aggregation.kind {
+            case .count(let upTo): fields[aggregation.alias] = .integer(upTo.map { min($0, Int64(count)) } ?? Int64(count))
+            case .sum(let field): fields[aggregation.alias] = (totals[field] ?? NumericTotal()).sum
+            case .average(let field): fields[aggregation.alias] = (totals[field] ?? NumericTotal()).average
+            }
+        }
+        return fields
+    }
+
     /// The results of `aggregations` when every one is a count, over `count` matches; `nil` if one is not.
     static func counts(_ aggregations: [Aggregation], of count: Int) -> [String: FirestoreValue]? {
         var fields: [String: FirestoreValue] = [:]
@@ -52,7 +66,7 @@ extension Aggregation {
 }
 
 /// The running total of one field's numbers over documents.
-private struct NumericTotal {
+struct NumericTotal {
     /// The exact total while every number so far is an integer and the total fits; `nil` once it is a double.
     private var integerTotal: Int64? = 0
     /// The total once it is a double.
@@ -60,14 +74,26 @@ private struct NumericTotal {
     /// How many numbers were added.
     private var count = 0
 
+    /// Nothing added yet.
+    init() {}
+
     /// Totals the numbers at `field` of `documents`.
     init(of field: FieldPath, over documents: [Document]) {
         for document in documents {
-            switch FirestoreValue.value(at: field, in: document.fields) {
-            case .integer(let value)?: add(integer: value)
-            case .double(let value)?: add(double: value)
-            default: continue
-            }
+            if let value = FirestoreValue.value(at: field, in: document.fields) { add(value) }
+        }
+    }
+
+    /// Whether the total is exact: only integers were added, and their sum fits in 64 bits (so the order
+    /// they came in does not matter).
+    var isExact: Bool { integerTotal != nil }
+
+    /// Adds `value` if it is a number.
+    mutating func add(_ value: FirestoreValue) {
+        switch value {
+        case .integer(let value): add(integer: value)
+        case .double(let value): add(double: value)
+        default: break
         }
     }
 

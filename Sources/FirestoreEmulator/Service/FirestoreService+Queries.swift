@@ -32,14 +32,12 @@ extension FirestoreService {
     {
         let aggregation = request.aggregation
         try indexes.check(aggregation.query, in: request.database)
-        store.prepareIndexes(for: aggregation.query, in: request.database)
+        store.prepareIndexes(for: aggregation.query, totaling: aggregation.aggregations.compactMap(\.field), in: request.database)
         let (fields, stamp) = try store.read(request.database, consistency: request.consistency) {
             (view: inout DatabaseView) throws(FirestoreError) -> [String: FirestoreValue] in
             try rules.authorizeQuery(aggregation.query, credential: context.credential, view: view, time: context.now)
-            // Counts a field index covers are counted on it, no document read.
-            if let count = view.indexedCount(of: aggregation.query), let fields = Aggregation.counts(aggregation.aggregations, of: count) {
-                return fields
-            }
+            // Aggregations a field index covers are computed on it, no document read.
+            if let fields = view.indexedAggregates(aggregation.aggregations, of: aggregation.query) { return fields }
             return Aggregation.evaluate(aggregation.aggregations, over: view.run(aggregation.query))
         }
         return AggregationResult(fields: fields, readTime: stamp.readTime, transaction: stamp.transaction)

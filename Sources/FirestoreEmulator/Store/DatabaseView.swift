@@ -190,16 +190,43 @@ extension DatabaseView {
         if query.filter == nil, query.orderBy.allSatisfy({ $0.field == .documentName }) {
             return min(state.existingCount(in: collectionPath), query.limit ?? .max)
         }
-        guard let plan = IndexPlan(query), !plan.deduplicates, let leaves = plan.exactRangeComparisons,
-            query.orderBy.allSatisfy({ order in order.field == .documentName || plan.key.fields.contains { $0.path == order.field && !$0.elements } }),
+        guard let plan = IndexPlan(query), !plan.deduplicates, let leaves = plan.exactRangeComparisons, plan.holdsOrder(of: query),
             let index = state.fieldIndex(plan.key, in: collectionPath, minimumCount: indexThreshold)
         else { return nil }
         let limit = query.limit ?? .max
         var count = 0
         for prefix in plan.prefixes where count < limit {
-            count += plan.count(in: index, prefix: prefix, where: leaves, limit: limit - count)
+            plan.visit(index, prefix: prefix, where: leaves) { _ in
+                count += 1
+                return count < limit
+            }
         }
         return count
+    }
+
+    /// The results of `aggregations` over `query`'s matches, computed without reading a document when that
+    /// can be done: counts alone as `indexedCount(of:)` counts; with sums and averages, from the entries of
+    /// the index `IndexPlan.totaling(_:of:)` plans (production computes them by such an index scan too).
+    /// `nil` otherwise, inside a transaction, and when a total is not an exact integer: a sum of doubles
+    /// depends on the order it is added in, so the query's order decides it.
+    func indexedAggregates(_ aggregations: [Aggregation], of query: StructuredQuery) -> [String: FirestoreValue]? {
+        let fields = aggregations.compactMap(\.field)
+        guard !fields.isEmpty else { return indexedCount(of: query).flatMap { Aggregation.counts(aggregations, of: $0) } }
+        guard !records, readTime == nil, let (plan, leaves) = IndexPlan.totaling(fields, of: query),
+            let index = state.fieldIndex(plan.key, in: query.parent.appending(query.collectionID), minimumCount: indexThreshold)
+        else { return nil }
+        let positions = fields.map { field in plan.key.fields.firstIndex(of: IndexedField(path: field)) ?? 0 }
+        var totals = [NumericTotal](repeating: NumericTotal(), count: fields.count)
+        var count = 0
+        for prefix in plan.prefixes {
+            plan.visit(index, prefix: prefix, where: leaves) { value in
+                count += 1
+                for (total, position) in positions.enumerated() { totals[total].add(value(position)) }
+                return true
+            }
+        }
+        guard totals.allSatisfy(\.isExact) else { return nil }
+        return Aggregation.evaluate(aggregations, count: count, totals: Dictionary(zip(fields, totals)) { first, _ in first })
     }
 }
 

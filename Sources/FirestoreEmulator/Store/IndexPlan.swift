@@ -7,7 +7,7 @@ import EmulatorCore
 /// results are a scan's.
 struct IndexPlan {
     /// The index read.
-    let key: IndexKey
+    private(set) var key: IndexKey
     /// How many leading fields of the key the equality filters fix.
     let prefixLength: Int
     /// The fixed values of each range read, in turn.
@@ -147,23 +147,70 @@ struct IndexPlan {
         }
     }
 
-    /// How many entries of `index` (this plan's key) whose leading fields are `prefix` hold a value of the
-    /// field after them that satisfies every comparison of `leaves`, counting no further than `limit`.
-    func count(in index: FieldIndex, prefix: [FirestoreValue], where leaves: [(op: FieldOperator, operand: FirestoreValue)], limit: Int) -> Int {
-        func count(_ entries: some Sequence<some FieldIndexEntry>) -> Int {
+    /// Calls `body` for each entry of `index` (this plan's key) whose leading fields are `prefix` and whose
+    /// value of the field after them satisfies every comparison of `leaves`, in the read's direction, until
+    /// it returns false. `body` gets the entry's values by their positions in the key.
+    func visit(
+        _ index: FieldIndex, prefix: [FirestoreValue], where leaves: [(op: FieldOperator, operand: FirestoreValue)],
+        _ body: (_ value: (Int) -> FirestoreValue) -> Bool
+    ) {
+        func visit(_ entries: some Sequence<some FieldIndexEntry>) {
             let (position, fieldCount) = (prefixLength, key.fields.count)
-            var count = 0
             for entry in entries {
-                guard count < limit else { break }
-                let value = entry.component(position, of: fieldCount)
-                if leaves.allSatisfy({ $0.op.matches(value, operand: $0.operand) }) { count += 1 }
+                if !leaves.isEmpty {
+                    let value = entry.component(position, of: fieldCount)
+                    guard leaves.allSatisfy({ $0.op.matches(value, operand: $0.operand) }) else { continue }
+                }
+                guard body({ entry.component($0, of: fieldCount) }) else { return }
             }
-            return count
         }
         switch index {
-        case .single(let entries): return count(self.entries(of: entries, prefix: prefix))
-        case .composite(let entries): return count(self.entries(of: entries, prefix: prefix))
+        case .single(let entries): visit(self.entries(of: entries, prefix: prefix))
+        case .composite(let entries): visit(self.entries(of: entries, prefix: prefix))
         }
+    }
+
+    /// The plan reading `query`'s matches with their values of `fields` (sums' and averages' fields, in
+    /// turn) off an index, and the comparisons left for each entry (see `exactRangeComparisons`): the index
+    /// of the query's key followed by those of `fields` it lacks, whose entries are exactly the matches that
+    /// have every one of `fields` (the documents an aggregation of them considers, as production's index
+    /// scan does). `nil` when the query's ranges do not hold exactly its matches, when a document can be in
+    /// several, when it has a limit, a cursor or an offset (which pick matches in the query's order, not the
+    /// index's), or a projection (the query's aggregations see its projected documents).
+    static func totaling(_ fields: [FieldPath], of query: StructuredQuery) -> (plan: IndexPlan, leaves: [(op: FieldOperator, operand: FirestoreValue)])? {
+        guard !fields.isEmpty, !query.allDescendants, query.findNearest == nil, query.startAt == nil, query.endAt == nil,
+            query.offset == 0, query.limit == nil, query.projection == nil
+        else { return nil }
+        let added = fields.reduce(into: [IndexedField]()) { added, field in
+            if !added.contains(IndexedField(path: field)) { added.append(IndexedField(path: field)) }
+        }
+        guard let plan = IndexPlan(query) else {
+            // No equality and the name order: without a filter, the whole index of the fields.
+            guard query.filter == nil, query.orderBy.allSatisfy({ $0.field == .documentName }) else { return nil }
+            return (IndexPlan(reading: IndexKey(added)), [])
+        }
+        guard !plan.deduplicates, let leaves = plan.exactRangeComparisons, plan.holdsOrder(of: query) else { return nil }
+        var extended = plan
+        extended.key = IndexKey(plan.key.fields + added.filter { !plan.key.fields.contains($0) })
+        return (extended, leaves)
+    }
+
+    /// Whether every field `query` orders by (but the name) is a field of the key.
+    func holdsOrder(of query: StructuredQuery) -> Bool {
+        query.orderBy.allSatisfy { order in order.field == .documentName || key.fields.contains { $0.path == order.field && !$0.elements } }
+    }
+
+    /// A plan reading all of the index of `key`, in its order.
+    private init(reading key: IndexKey) {
+        self.key = key
+        prefixLength = 0
+        prefixes = [[]]
+        descending = false
+        inOrder = false
+        deduplicates = false
+        unenforced = []
+        hasDisjunction = false
+        start = nil
     }
 
     /// The entries of `index` (this plan's key) whose leading fields are `prefix`, in the read's direction,
