@@ -14,7 +14,8 @@ keep-alive HTTP/1.1 connection (REST, as curl and server code use it):
    document has a value of its own for, a cursor page, an equality or an array-contains ordered by another
    field with limit 10 (composite indexes), an OR of an equality and a range with limit 10, a count with an
    equality and a range, a count with a filter that a tenth of the documents match, a count aggregation
-   over the whole collection, and a page of ListDocuments;
+   over the whole collection, a sum over that tenth and an average over an equality, and a page of
+   ListDocuments;
 3. prints the server's resident memory;
 4. commits 100,000 more documents on one connection before the queries (no index yet) and again after them
    (every index they built kept current), and prints the second rate as a share of the first, with the

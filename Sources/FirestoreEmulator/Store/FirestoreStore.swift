@@ -118,11 +118,11 @@ final class FirestoreStore: Sendable {
     /// (smaller ones take milliseconds under it).
     static let offLockIndexMinimum = 10_000
 
-    /// Builds the indexes `query` will read in `database` (with `fields` of its sums and averages: see
-    /// `IndexPlan.totaling(_:of:)`) that its collection lacks, outside the store's
-    /// lock, so that other calls go on meanwhile (a million documents take a second or more to sort): a copy
-    /// of the collection is taken under the lock (copy-on-write, O(1)), the index built from it without the
-    /// lock, then installed under it, brought up to date with whatever was written in between (see
+    /// Builds the indexes `query` will read in `database` (with `fields`, those of its sums and averages:
+    /// see `IndexPlan.totaling(_:of:)`) that its collection lacks, outside the store's lock, so that other
+    /// calls go on meanwhile (a million documents take a second or more to sort): a copy of the collection
+    /// is taken under the lock (copy-on-write, O(1)), the index built from it without the lock, then
+    /// installed under it, brought up to date with whatever was written in between (see
     /// `DatabaseState.install`). Collection-group queries and collections under `offLockIndexMinimum`
     /// documents build theirs when the query runs.
     func prepareIndexes(for query: StructuredQuery, totaling fields: [FieldPath] = [], in database: DatabaseName) {
