@@ -359,7 +359,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityRulesTests",
-            dependencies: ["SecurityRules"],
+            dependencies: ["SecurityRules", "EmulatorCore"],
             resources: [.copy("Corpus")],
             swiftSettings: swiftSettings
         ),

@@ -8,20 +8,8 @@ private enum SmallChunks: ChunkOrder {
 }
 
 @Suite struct SortedChunksTests {
-    /// A seeded generator (SplitMix64), so a failure repeats.
-    private struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func randomInsertsAndRemovesKeepTheSetInOrderAndEveryChunkNearItsSize() {
-        var random = Seeded(state: 22)
+        var random = SplitMix64(seed: 22)
         var chunks = SortedChunks<SmallChunks>()
         var expected = Set<Int>()
         for step in 0..<20_000 {

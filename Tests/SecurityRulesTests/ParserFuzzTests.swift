@@ -1,3 +1,4 @@
+import EmulatorCore
 import Testing
 
 @testable import SecurityRules
@@ -86,7 +87,7 @@ import Glibc
     }
 
     @Test(.timeLimit(.minutes(1))) func randomTokenSequences() {
-        var random = SeededGenerator(seed: 0x5EC0_0001)
+        var random = SplitMix64(seed: 0x5EC0_0001)
         for _ in 0..<4000 {
             let count = Int.random(in: 0...60, using: &random)
             let text = (0..<count).map { _ in
@@ -97,7 +98,7 @@ import Glibc
     }
 
     @Test(.timeLimit(.minutes(1))) func randomCharacters() {
-        var random = SeededGenerator(seed: 0x5EC0_0002)
+        var random = SplitMix64(seed: 0x5EC0_0002)
         let alphabet = Array("abz_09 \n\t{}()[]/$=*.,;:'\"\\?!&|<>+-%#é😀\r")
         for _ in 0..<3000 {
             let count = Int.random(in: 0...120, using: &random)
@@ -106,7 +107,7 @@ import Glibc
     }
 
     @Test(.timeLimit(.minutes(1))) func mutationsOfValidRules() {
-        var random = SeededGenerator(seed: 0x5EC0_0003)
+        var random = SplitMix64(seed: 0x5EC0_0003)
         let seeds = [ParserTests.ChatRules.firestore, ParserTests.ChatRules.storage].map(Array.init)
         for _ in 0..<3000 {
             var text = seeds.randomElement(using: &random)!
@@ -118,7 +119,7 @@ import Glibc
     }
 
     /// Deletes, inserts, duplicates, truncates or swaps a random part of `text`.
-    static func mutate(_ text: inout [Character], using random: inout SeededGenerator) {
+    static func mutate(_ text: inout [Character], using random: inout SplitMix64) {
         let position = text.isEmpty ? 0 : Int.random(in: 0..<text.count, using: &random)
         let length = min(Int.random(in: 1...20, using: &random), text.count - position)
         switch Int.random(in: 0..<5, using: &random) {
@@ -193,7 +194,7 @@ import Glibc
     #endif
 
     @Test(.timeLimit(.minutes(1))) func precedenceRoundTrips() {
-        var random = SeededGenerator(seed: 0x5EC0_0004)
+        var random = SplitMix64(seed: 0x5EC0_0004)
         for _ in 0..<3000 {
             let tree = Tree.random(depth: 5, using: &random)
             for text in [tree.source.text, tree.parenthesized] {
@@ -206,21 +207,6 @@ import Glibc
 }
 
 extension ParserFuzzTests {
-    /// SplitMix64: a small, seeded generator, so every fuzz run sees the same inputs and a failure reproduces.
-    struct SeededGenerator: RandomNumberGenerator {
-        private var state: UInt64
-
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// A random expression, printed with as few parentheses as the documented precedence needs, so that
     /// parsing it back checks precedence and associativity.
     indirect enum Tree {
@@ -238,12 +224,12 @@ extension ParserFuzzTests {
             "||": 1, "&&": 2, "==": 3, "!=": 3, "in": 5, "<": 6, "<=": 6, ">": 6, ">=": 6, "+": 7, "-": 7, "*": 8, "/": 8, "%": 8,
         ]
 
-        static func random(depth: Int, using random: inout SeededGenerator) -> Tree {
+        static func random(depth: Int, using random: inout SplitMix64) -> Tree {
             let leaves = ["a", "b", "c", "x", "1", "2"]
             guard depth > 0, Int.random(in: 0..<4, using: &random) > 0 else {
                 return .leaf(leaves.randomElement(using: &random)!)
             }
-            let next = { (random: inout SeededGenerator) in Tree.random(depth: depth - 1, using: &random) }
+            let next = { (random: inout SplitMix64) in Tree.random(depth: depth - 1, using: &random) }
             switch Int.random(in: 0..<9, using: &random) {
             case 0: return .unary(["!", "-"].randomElement(using: &random)!, next(&random))
             case 1: return .isType(next(&random), ["string", "int", "map_diff"].randomElement(using: &random)!)
