@@ -96,7 +96,9 @@ enum IndexEntryOrder<Entry: FieldIndexEntry>: ChunkOrder {
 /// use it, then kept current by every write (see `DatabaseState.fieldIndex(_:in:minimumCount:)`). An index
 /// of one field and one of several keep entries of their own shapes.
 enum FieldIndex: Sendable {
+    /// The index of a key of one field.
     case single(SortedChunks<IndexEntryOrder<IndexEntry>>)
+    /// The index of a key of several fields.
     case composite(SortedChunks<IndexEntryOrder<CompositeIndexEntry>>)
 
     /// How many entries the index holds.
