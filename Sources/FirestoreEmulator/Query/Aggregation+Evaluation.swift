@@ -12,11 +12,9 @@ extension Aggregation {
         let considered = aggregations.count > 1 && !named.isEmpty
             ? results.filter { document in named.allSatisfy { FirestoreValue.value(at: $0, in: document.fields) != nil } }
             : results
-        var fields: [String: FirestoreValue] = [:]
-        for aggregation in aggregations {
-            fields[aggregation.alias] = aggregation.evaluate(over: considered)
-        }
-        return fields
+        var totals: [FieldPath: NumericTotal] = [:]
+        for field in named where totals[field] == nil { totals[field] = NumericTotal(of: field, over: considered) }
+        return evaluate(aggregations, count: considered.count, totals: totals)
     }
 
     /// The results of `aggregations` over `count` documents (those with every field a sum or an average
@@ -33,34 +31,11 @@ extension Aggregation {
         return fields
     }
 
-    /// The results of `aggregations` when every one is a count, over `count` matches; `nil` if one is not.
-    static func counts(_ aggregations: [Aggregation], of count: Int) -> [String: FirestoreValue]? {
-        var fields: [String: FirestoreValue] = [:]
-        for aggregation in aggregations {
-            guard case .count(let upTo) = aggregation.kind else { return nil }
-            fields[aggregation.alias] = .integer(upTo.map { min($0, Int64(count)) } ?? Int64(count))
-        }
-        return fields
-    }
-
     /// The field a sum or average reads.
     var field: FieldPath? {
         switch kind {
         case .count: return nil
         case .sum(let field), .average(let field): return field
-        }
-    }
-
-    /// This aggregation's result over `results`.
-    func evaluate(over results: [Document]) -> FirestoreValue {
-        switch kind {
-        case .count(let upTo):
-            let count = Int64(results.count)
-            return .integer(upTo.map { min($0, count) } ?? count)
-        case .sum(let field):
-            return NumericTotal(of: field, over: results).sum
-        case .average(let field):
-            return NumericTotal(of: field, over: results).average
         }
     }
 }

@@ -210,8 +210,9 @@ extension DatabaseView {
     /// `nil` otherwise, inside a transaction, and when a total is not an exact integer: a sum of doubles
     /// depends on the order it is added in, so the query's order decides it.
     func indexedAggregates(_ aggregations: [Aggregation], of query: StructuredQuery) -> [String: FirestoreValue]? {
-        let fields = aggregations.compactMap(\.field)
-        guard !fields.isEmpty else { return indexedCount(of: query).flatMap { Aggregation.counts(aggregations, of: $0) } }
+        var fields: [FieldPath] = []
+        for case let field? in aggregations.map(\.field) where !fields.contains(field) { fields.append(field) }
+        guard !fields.isEmpty else { return indexedCount(of: query).map { Aggregation.evaluate(aggregations, count: $0, totals: [:]) } }
         guard !records, readTime == nil, let (plan, leaves) = IndexPlan.totaling(fields, of: query),
             let index = state.fieldIndex(plan.key, in: query.parent.appending(query.collectionID), minimumCount: indexThreshold)
         else { return nil }
@@ -226,7 +227,7 @@ extension DatabaseView {
             }
         }
         guard totals.allSatisfy(\.isExact) else { return nil }
-        return Aggregation.evaluate(aggregations, count: count, totals: Dictionary(zip(fields, totals)) { first, _ in first })
+        return Aggregation.evaluate(aggregations, count: count, totals: Dictionary(uniqueKeysWithValues: zip(fields, totals)))
     }
 }
 
