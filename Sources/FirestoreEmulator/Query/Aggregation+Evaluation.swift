@@ -40,72 +40,75 @@ extension Aggregation {
     }
 }
 
-/// The running total of one field's numbers over documents.
+/// The total of one field's numbers over documents, added up as Google's official emulator adds them
+/// (asked side by side: conformance/differential/aggregations.py): the integers exactly, the doubles with
+/// Kahan's compensated summation in the order they come, then the integers' total as one more double. A
+/// total of integers alone therefore does not depend on the documents' order; one with doubles can, in
+/// its last bits.
 struct NumericTotal {
-    /// The exact total while every number so far is an integer and the total fits; `nil` once it is a double.
-    private var integerTotal: Int64? = 0
-    /// The total once it is a double.
-    private var doubleTotal = 0.0
+    /// The integers' exact sum (2^64 of them cannot overflow it).
+    private var integers: Int128 = 0
+    /// The doubles' compensated sum, the compensation, and their plain sum (which stands when the
+    /// compensated one is NaN from infinities).
+    private var doubles = (sum: 0.0, compensation: 0.0, plain: 0.0)
+    /// Whether a double was added (the sum is then a double).
+    private var sawDouble = false
     /// How many numbers were added.
     private var count = 0
 
     /// Nothing added yet.
     init() {}
 
-    /// Totals the numbers at `field` of `documents`.
+    /// Totals the numbers at `field` of `documents`, in their order.
     init(of field: FieldPath, over documents: [Document]) {
         for document in documents {
             if let value = FirestoreValue.value(at: field, in: document.fields) { add(value) }
         }
     }
 
-    /// Whether the total is exact: only integers were added, and their sum fits in 64 bits (so the order
-    /// they came in does not matter).
-    var isExact: Bool { integerTotal != nil }
+    /// Whether only integers were added: the total is then the same in any order.
+    var isOrderFree: Bool { !sawDouble }
 
     /// Adds `value` if it is a number.
     mutating func add(_ value: FirestoreValue) {
         switch value {
-        case .integer(let value): add(integer: value)
-        case .double(let value): add(double: value)
+        case .integer(let value):
+            count += 1
+            integers += Int128(value)
+        case .double(let value):
+            count += 1
+            sawDouble = true
+            Self.add(value, to: &doubles)
         default: break
         }
     }
 
-    /// Adds an integer, exactly while the total stays an integer.
-    private mutating func add(integer value: Int64) {
-        count += 1
-        guard let total = integerTotal else {
-            doubleTotal += Double(value)
-            return
-        }
-        let (sum, overflow) = total.addingReportingOverflow(value)
-        if overflow {
-            integerTotal = nil
-            doubleTotal = Double(total) + Double(value)
-        } else {
-            integerTotal = sum
-        }
-    }
-
-    /// Adds a double; the total is a double from then on.
-    private mutating func add(double value: Double) {
-        count += 1
-        if let total = integerTotal {
-            integerTotal = nil
-            doubleTotal = Double(total)
-        }
-        doubleTotal += value
-    }
-
-    /// The sum: an integer while exact, else a double.
+    /// The sum: an integer while only integers were added and their sum fits in 64 bits, else a double.
     var sum: FirestoreValue {
-        integerTotal.map(FirestoreValue.integer) ?? .double(doubleTotal)
+        if !sawDouble, let exact = Int64(exactly: integers) { return .integer(exact) }
+        return .double(total)
     }
 
-    /// The mean as a double, `null` when there was no number.
+    /// The mean, the sum over the count, as a double; `null` when there was no number.
     var average: FirestoreValue {
         guard count > 0 else { return .null }
-        return .double((integerTotal.map(Double.init) ?? doubleTotal) / Double(count))
+        return .double(total / Double(count))
+    }
+
+    /// The sum as a double.
+    private var total: Double {
+        guard sawDouble else { return Double(integers) }
+        var doubles = self.doubles
+        Self.add(Double(integers), to: &doubles)
+        return doubles.sum.isNaN && doubles.plain.isInfinite ? doubles.plain : doubles.sum
+    }
+
+    /// One step of Kahan's summation.
+    private static func add(_ value: Double, to doubles: inout (sum: Double, compensation: Double, plain: Double)) {
+        doubles.plain += value
+        let corrected = value - doubles.compensation
+        let sum = doubles.sum + corrected
+        doubles.compensation = (sum - doubles.sum) - corrected
+        doubles.sum = sum
     }
 }

@@ -207,8 +207,8 @@ extension DatabaseView {
     /// The results of `aggregations` over `query`'s matches, computed without reading a document when that
     /// can be done: counts alone as `indexedCount(of:)` counts; with sums and averages, from the entries of
     /// the index `IndexPlan.totaling(_:of:)` plans (production computes them by such an index scan too).
-    /// `nil` otherwise, inside a transaction, and when a total is not an exact integer: a sum of doubles
-    /// depends on the order it is added in, so the query's order decides it.
+    /// `nil` otherwise, inside a transaction, and when a total has a double: doubles are added in the
+    /// query's order (see `NumericTotal`), which an index's need not be.
     func indexedAggregates(_ aggregations: [Aggregation], of query: StructuredQuery) -> [String: FirestoreValue]? {
         var fields: [FieldPath] = []
         for case let field? in aggregations.map(\.field) where !fields.contains(field) { fields.append(field) }
@@ -226,7 +226,7 @@ extension DatabaseView {
                 return true
             }
         }
-        guard totals.allSatisfy(\.isExact) else { return nil }
+        guard totals.allSatisfy(\.isOrderFree) else { return nil }
         return Aggregation.evaluate(aggregations, count: count, totals: Dictionary(uniqueKeysWithValues: zip(fields, totals)))
     }
 }
