@@ -3,7 +3,8 @@
 
 Starts `hearth start --only database` on free ports, loads --children children under /scores
 (`{"score": n * 7919 mod N, "name": ...}`, PATCHes of 100,000), declares `".indexOn": ["score"]` there through
-the rules API, then prints the median, min and max of --repeat runs of: orderBy="score" with limitToFirst=10
+the rules API, then prints the median, min and max of --repeat runs of: a shallow read of the root and a read of one
+child (neither may cost the size of the tree), orderBy="score" with limitToFirst=10
 and limitToLast=10, a startAt page, and orderBy="$key" with limitToFirst=10. The first run of each order builds
 the node's child index (the max shows it); the goal is the rest: <= 5 ms. Also prints the time one write to a
 child takes while the index is kept current, then with a query listener (server-sent events, orderBy="score",
@@ -57,6 +58,8 @@ def main() -> None:
             call("PATCH", f"/scores.json?ns={NAMESPACE}&print=silent", json.dumps(body))
         print(f"loaded {count:,} children in {time.perf_counter() - began:.1f} s")
         cases = {
+            'the root, shallow (it holds the whole node)': ('/.json', 'shallow=true'),
+            'one child, whole': ('/scores/c0000001.json', ''),
             'orderBy="score", limitToFirst=10': 'orderBy="score"&limitToFirst=10',
             'orderBy="score", limitToLast=10': 'orderBy="score"&limitToLast=10',
             'orderBy="score", startAt=half, limitToFirst=10': f'orderBy="score"&startAt={count // 2}&limitToFirst=10',
@@ -64,10 +67,11 @@ def main() -> None:
         }
         print(f"REST query latency over {count:,} children, {args.repeat} runs (median / min / max; the max is the first run)")
         for name, query in cases.items():
+            resource, query = query if isinstance(query, tuple) else ("/scores.json", query)
             samples = []
             for _ in range(args.repeat):
                 began = time.perf_counter()
-                call("GET", f"/scores.json?ns={NAMESPACE}&{query}")
+                call("GET", f"{resource}?ns={NAMESPACE}&{query}")
                 samples.append((time.perf_counter() - began) * 1000)
             print(f"  {name:<48} {statistics.median(samples):>8.2f} ms / {min(samples):>6.2f} ms / {max(samples):>9.1f} ms")
         samples = []

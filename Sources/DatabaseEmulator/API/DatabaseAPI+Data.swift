@@ -84,8 +84,10 @@ extension DatabaseAPI {
             throw Failure(400, "Index not defined, add \".indexOn\": \"\(missing)\", for path \"\(path)\", to the rules")
         }
         let node = try database.read(path, query: query ?? .all, auth: auth)
-        let etag = Database.etag(of: node)
-        if let ifNoneMatch = request.headers[.ifNoneMatch], ifNoneMatch == etag {
+        // The ETag hashes the whole subtree, so it is computed only when the request asks for one.
+        let sendETag = wantsETag || request.headers[.ifNoneMatch] != nil
+        let etag = sendETag ? Database.etag(of: node) : nil
+        if let etag, let ifNoneMatch = request.headers[.ifNoneMatch], ifNoneMatch == etag {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
         if fields["print"] == "silent" { return Response(status: .noContent) }
@@ -95,8 +97,7 @@ extension DatabaseAPI {
         } else {
             value = format(node)
         }
-        let sendETag = wantsETag || request.headers[.ifNoneMatch] != nil
-        return Self.body(value, fields: fields, headers: sendETag ? [.eTag: etag] : [:])
+        return Self.body(value, fields: fields, headers: etag.map { [.eTag: $0] } ?? [:])
     }
 
     /// The `.indexOn` entry a query ordered by a child (or by value: `.value`) needs at `path` and the rules
