@@ -21,6 +21,11 @@ import Hummingbird
 ///   the running emulators: Auth's users, Firestore's databases and the Realtime Database's namespaces the
 ///   export holds are replaced (clients listening see the changes), its Storage objects are added or
 ///   replace those of the same name; answers as the export does.
+/// - `GET /api/database/children?ns=NS&path=/a/b&limit=200`: what the Realtime Database page shows of a node
+///   in one read: `{"count", "children": [{"key", "value"} or {"key", "count"}]}`, the first `limit` (at
+///   most 1,000) children in key order, each a leaf's value (a string past 200 characters cut, with
+///   `"truncated": true`) or how many children it has; a leaf answers its `value`. 400 `{"message"}` for
+///   a namespace or path no database could have.
 ///
 /// Every other `GET` serves the app: `/` the page, `/assets/<file>` its files.
 public enum EmulatorUI {
@@ -49,6 +54,10 @@ public enum EmulatorUI {
             }
             if segments.starts(with: ["api", "logs"]) {
                 return try liveLogAPI(request, segments.dropFirst(2), logs, name: "logs", event: "line") { $0.json }
+            }
+            if segments == ["api", "database", "children"] {
+                guard request.method == .get else { throw APIError.notFound("Not Found") }
+                return databaseChildren(request, actions.databaseChildren)
             }
             guard request.method == .get || request.method == .head else {
                 throw APIError.notFound("Not Found")
@@ -87,11 +96,46 @@ public enum EmulatorUI {
         public var export: Transfer?
         /// Imports from an export folder (`POST /api/import`).
         public var `import`: Transfer?
+        /// The children of a Realtime Database node (`GET /api/database/children`): the path, the namespace
+        /// (nil: the default) and how many; the answer's JSON, or the message of a refusal.
+        public var databaseChildren: (@Sendable (_ path: String, _ namespace: String?, _ limit: Int) -> Result<JSONValue, DatabaseChildrenRefusal>)?
 
         /// Actions; none by default.
-        public init(export: Transfer? = nil, import: Transfer? = nil) {
+        public init(
+            export: Transfer? = nil, import: Transfer? = nil,
+            databaseChildren: (@Sendable (String, String?, Int) -> Result<JSONValue, DatabaseChildrenRefusal>)? = nil
+        ) {
             self.export = export
             self.import = `import`
+            self.databaseChildren = databaseChildren
+        }
+    }
+
+    /// Why `GET /api/database/children` was refused (answered 400 with it).
+    public struct DatabaseChildrenRefusal: Error, Sendable {
+        /// What is wrong.
+        public var message: String
+
+        /// A refusal saying `message`.
+        public init(message: String) { self.message = message }
+    }
+
+    /// The most children `GET /api/database/children` answers at once.
+    static let databaseChildrenLimit = 1000
+
+    private static func databaseChildren(
+        _ request: Request, _ action: (@Sendable (String, String?, Int) -> Result<JSONValue, DatabaseChildrenRefusal>)?
+    ) -> Response {
+        guard let action else { return .json(["message": "The Realtime Database is not running."], status: 400) }
+        let parameters = request.uri.queryParameters
+        let limit = parameters["limit"].map { Int(String($0)) } ?? 200
+        guard let limit, (1...databaseChildrenLimit).contains(limit) else {
+            return .json(["message": .string("limit is from 1 to \(databaseChildrenLimit).")], status: 400)
+        }
+        let path = parameters["path"].map(String.init) ?? "/"
+        switch action(path, parameters["ns"].map(String.init), limit) {
+        case .success(let answer): return .json(answer)
+        case .failure(let refusal): return .json(["message": .string(refusal.message)], status: 400)
         }
     }
 
@@ -162,10 +206,15 @@ public enum EmulatorUI {
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
     }
 
+    /// A folder to serve the web app's files from instead of the embedded copy (`HEARTH_UI_WEB`, for working
+    /// on `Sources/EmulatorUI/Web` without rebuilding); only files the binary embeds are served from it.
+    static let webFolder: URL? = ProcessInfo.processInfo.environment["HEARTH_UI_WEB"].map { URL(fileURLWithPath: $0) }
+
     private static func asset(_ name: String) -> Response? {
         guard let asset = WebAsset.all[name] else { return nil }
+        let text = webFolder.flatMap { try? String(contentsOf: $0.appendingPathComponent(name), encoding: .utf8) }
         // Served fresh each time: the files change with the binary, and a stale module breaks the app.
-        return .uncached(asset.text, contentType: asset.contentType)
+        return .uncached(text ?? asset.text, contentType: asset.contentType)
     }
 }
 

@@ -130,4 +130,38 @@ import Testing
             }
         }
     }
+    @Test func databaseChildrenAsksTheSuiteWithItsParametersAndRefusesBadOnes() async throws {
+        let asked = Mutex<[String]>([])
+        let actions = EmulatorUI.Actions(databaseChildren: { path, namespace, limit in
+            asked.withLock { $0.append("\(path) \(namespace ?? "-") \(limit)") }
+            return path == "/bad" ? .failure(.init(message: "Invalid path")) : .success(["count": 0, "children": []])
+        })
+        let app = Application(responder: EmulatorUI.responder(requests: RequestLog(), actions: actions) { [:] })
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/database/children?ns=demo&path=/a/b&limit=50", method: .get) { response in
+                #expect(response.status == .ok && String(buffer: response.body) == #"{"children":[],"count":0}"#)
+            }
+            try await client.execute(uri: "/api/database/children", method: .get) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/api/database/children?path=/bad", method: .get) { response in
+                #expect(response.status == .badRequest && String(buffer: response.body).contains("Invalid path"))
+            }
+            for limit in ["0", "1001", "x"] {
+                try await client.execute(uri: "/api/database/children?limit=\(limit)", method: .get) { response in
+                    #expect(response.status == .badRequest, "limit \(limit)")
+                }
+            }
+            try await client.execute(uri: "/api/database/children", method: .post) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+        #expect(asked.withLock { $0 } == ["/a/b demo 50", "/ - 200", "/bad - 200"])
+        let none = Application(responder: EmulatorUI.responder(requests: RequestLog()) { [:] })
+        try await none.test(.router) { client in
+            try await client.execute(uri: "/api/database/children", method: .get) { response in
+                #expect(response.status == .badRequest && String(buffer: response.body).contains("not running"))
+            }
+        }
+    }
 }

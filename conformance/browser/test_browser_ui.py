@@ -12,7 +12,9 @@ Needs chromium, chromedriver and selenium only (not the SDK bundles); skipped wi
 
 from __future__ import annotations
 
+import datetime
 import json
+import math
 import os
 import time
 import uuid
@@ -236,11 +238,17 @@ service cloud.firestore {
 """
 
 
-def test_a_denied_request_shows_with_the_failing_expressions_marked(ui, hearth):
+def load_vault_rules(hearth) -> str:
+    """Puts VAULT_RULES in force on the module's Firestore; answers its URL."""
     firestore_url = f"http://{hearth['addresses']['Firestore']}"
     loaded = requests.put(f"{firestore_url}/emulator/v1/projects/{PROJECT}:securityRules",
                           json={"rules": {"files": [{"name": "firestore.rules", "content": VAULT_RULES}]}}, timeout=10)
     assert loaded.status_code == 200, loaded.text
+    return firestore_url
+
+
+def test_a_denied_request_shows_with_the_failing_expressions_marked(ui, hearth):
+    firestore_url = load_vault_rules(hearth)
     ui.open("requests")
     denied = requests.get(f"{firestore_url}/v1/projects/{PROJECT}/databases/(default)/documents/vault/plans", timeout=10)
     assert denied.status_code == 403, denied.text
@@ -593,3 +601,149 @@ def test_the_one_account_per_email_setting_is_changed_in_the_ui(ui, clients):
     assert signed_in.json()["localId"] != first.uid and not signed_in.json().get("needConfirmation"), signed_in.json()
     ui.find("[data-duplicates]").click()
     ui.wait(lambda: not allowed(), "one account per email again")
+
+
+def test_a_page_left_before_it_finished_drawing_leaves_nothing_running(ui, hearth, clients):
+    """Two navigations in a row: the second page is shown, whole, and the first one's re-reads stop."""
+    clients["firestore"].collection("race").document("d").set({"n": 1})
+    ui.open("firestore/race/d")
+    ui.wait(lambda: ui.shows("[data-columns]", "n"), "the document")
+    firestore_port = hearth["addresses"]["Firestore"].rsplit(":", 1)[1]
+    # Left while its first reads are under way, a few times, at different moments.
+    for delay in (1, 3, 6, 10):
+        ui.driver.execute_script(
+            "location.hash = '#/firestore/race'; setTimeout(() => { location.hash = '#/requests'; }, arguments[0]);", delay)
+        ui.wait(lambda: ui.driver.find_elements("css selector", "#page h1") and
+                ui.driver.find_element("css selector", "#page h1").text == "Requests", "the Requests page")
+    time.sleep(0.3)  # any Firestore read started before the navigation ends
+    ui.driver.execute_script("performance.clearResourceTimings()")
+    time.sleep(2)
+    reads = ui.driver.execute_script(
+        "return performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes(':' + arguments[0] + '/'))",
+        firestore_port)
+    assert reads == [], reads
+    assert "Cannot set properties" not in ui.text()
+    assert len(ui.driver.find_elements("css selector", "#page h1")) == 1
+
+
+def test_a_live_redraw_keeps_the_keyboard_focus(ui, clients):
+    collection = f"focus-{uuid.uuid4().hex[:6]}"
+    clients["firestore"].collection(collection).document("a").set({"n": 1})
+    ui.open(f"firestore/{collection}")
+    link = ui.find(f'[data-column="documents"] a[href$="/{collection}/a"]')
+    ui.driver.execute_script("arguments[0].focus()", link)
+    clients["firestore"].collection(collection).document("b").set({"n": 2})
+    ui.wait(lambda: ui.shows('[data-column="documents"]', "b"), "the client's document, redrawn")
+    focused = ui.driver.execute_script("return document.activeElement.getAttribute('href')")
+    assert focused and focused.endswith(f"/{collection}/a"), focused
+
+
+def test_a_map_saved_unchanged_keeps_every_value_and_type(ui, clients):
+    """Maps and arrays are edited as JSON with `$` tags for what JSON cannot say: saving one unchanged stores
+    exactly what was there (timestamps, geopoints, references, bytes, integers past 2^53, integral doubles)."""
+    from google.cloud.firestore_v1 import GeoPoint
+
+    db = clients["firestore"]
+    reference = db.collection("typed").document(f"t-{uuid.uuid4().hex[:6]}")
+    when = datetime.datetime(2024, 5, 1, 10, 0, 0, 123456, tzinfo=datetime.timezone.utc)
+    original = {"m": {"when": when, "big": 9007199254740993, "loc": GeoPoint(52.37, 4.9), "ref": db.document("users/alice"),
+                      "raw": b"\x00\xff", "one": 1.0, "half": 0.5, "nan": float("nan"), "list": [1, "two", None, True]}}
+    reference.set(original)
+    ui.open(f"firestore/typed/{reference.id}")
+    ui.find('[data-edit-field="m"]').click()
+    text = ui.find("dialog[open] #f-value").get_attribute("value")
+    assert '"$integer": "9007199254740993"' in text and '"$geopoint"' in text and '"$double": 1' in text, text
+    print("screenshot:", ui.screenshot("firestore-map-editor-light"))
+    ui.find("dialog[open] button.primary").click()
+    ui.wait(lambda: not ui.driver.find_elements("css selector", "dialog[open]"), "the dialog closed")
+    time.sleep(0.3)
+    stored = reference.get().to_dict()["m"]
+    assert stored["when"] == when and stored["big"] == 9007199254740993 and isinstance(stored["loc"], GeoPoint)
+    assert stored["ref"].path == "users/alice" and stored["raw"] == b"\x00\xff"
+    assert stored["one"] == 1.0 and isinstance(stored["one"], float) and stored["half"] == 0.5
+    assert math.isnan(stored["nan"]) and stored["list"] == [1, "two", None, True]
+
+
+def test_the_field_editor_refuses_what_it_cannot_store_and_takes_nan(ui, clients):
+    reference = clients["firestore"].collection("typed").document(f"e-{uuid.uuid4().hex[:6]}")
+    reference.set({"flag": True, "x": 1})
+    ui.open(f"firestore/typed/{reference.id}")
+    ui.find('[data-edit-field="flag"]').click()
+    ui.fill_dialog({"#f-value": "yes"}, submit=False)
+    ui.find("dialog[open] button.primary").click()
+    ui.wait(lambda: "true or false" in ui.find("dialog[open] [data-error]").text, "the boolean refused")
+    ui.find("dialog[open] [data-cancel]").click()
+    ui.find('[data-edit-field="x"]').click()
+    ui.fill_dialog({"#f-value": "99999999999999999999"}, submit=False)
+    ui.find("dialog[open] button.primary").click()
+    ui.wait(lambda: "64-bit" in ui.find("dialog[open] [data-error]").text, "an integer past 64 bits refused")
+    ui.fill_dialog({"#f-value": "NaN"})
+    ui.wait(lambda: math.isnan(reference.get().to_dict()["x"]), "NaN stored")
+
+
+def test_a_missing_document_with_subcollections_is_shown_without_failed_requests(ui, clients):
+    """The `ui` fixture fails the test on any failed request in the console, which a 404 would be."""
+    clients["firestore"].collection("ghosts").document("missing").collection("rooms").document("r").set({"n": 1})
+    ui.open("firestore/ghosts/missing")
+    ui.wait(lambda: ui.shows('[data-column="document"]', "does not exist; it has subcollections"), "the missing document")
+    time.sleep(1.2)  # two re-reads
+
+
+def test_a_document_with_no_fields_is_added_and_a_bad_id_refused(ui, clients):
+    collection = f"bare-{uuid.uuid4().hex[:6]}"
+    clients["firestore"].collection(collection).document("seed").set({"n": 1})
+    ui.open(f"firestore/{collection}")
+    ui.find("[data-add-document]").click()
+    ui.fill_dialog({"#d-id": "a/b"}, submit=False)
+    ui.find("dialog[open] button.primary").click()
+    ui.wait(lambda: 'cannot contain "/"' in ui.find("dialog[open] [data-error]").text, "the slash refused")
+    ui.fill_dialog({"#d-id": "empty"})
+    ui.wait(lambda: clients["firestore"].collection(collection).document("empty").get().exists, "the empty document")
+    assert clients["firestore"].collection(collection).document("empty").get().to_dict() == {}
+
+
+def test_the_tree_orders_keys_as_the_database_does_and_says_when_it_cannot_read(ui, hearth):
+    owner = {"Authorization": "Bearer owner"}
+    namespace = f"{PROJECT}-default-rtdb"
+    base = f"http://{hearth['addresses']['Database']}"
+    assert requests.put(f"{base}/ordered.json?ns={namespace}", json={"10": 1, "9": 2, "b": 3, "a": 4, "-1": 5},
+                        headers=owner, timeout=10).ok
+    ui.open("database")
+    ui.find('[data-toggle="/ordered"]').click()
+    ui.wait(lambda: ui.shows("[data-tree]", "10"), "the children")
+    keys = ui.driver.execute_script(
+        "return [...document.querySelectorAll('[data-tree] li li li > .key')].map((k) => k.textContent)")
+    assert keys == ["-1", "9", "10", "a", "b"], keys
+    requests.delete(f"{base}/ordered.json?ns={namespace}", headers=owner, timeout=10)
+    field = ui.find("[data-namespace]")
+    field.clear()
+    field.send_keys("Bad NS!\n")
+    ui.wait(lambda: "1 to 100 letters" in ui.driver.find_element("css selector", "#toast").text, "the name refused")
+    assert "#/database/Bad" not in ui.driver.current_url
+
+
+def test_a_decisions_expressions_and_values_are_listed_for_keyboard_readers(ui, hearth):
+    firestore_url = load_vault_rules(hearth)
+    ui.open("requests")
+    requests.get(f"{firestore_url}/v1/projects/{PROJECT}/databases/(default)/documents/vault/keys", timeout=10)
+    ui.find('tr[data-id]')
+    # Focused in the page, then Enter on whatever has the focus: a live redraw may replace the row meanwhile
+    # (and keeps the focus on it).
+    ui.driver.execute_script("document.querySelector('tr[data-id]').focus()")
+    ui.driver.switch_to.active_element.send_keys("\n")
+    table = ui.find("[data-detail] table.expressions")
+    ui.wait(lambda: "request.auth != null" in table.text and "collection != 'vault'" in table.text, "the expressions")
+    assert "false" in table.text
+    ui.driver.execute_script("arguments[0].scrollIntoView()", table)
+    print("screenshot:", ui.screenshot("requests-expressions-light"))
+
+
+def test_a_file_chooser_label_opens_from_the_keyboard(ui):
+    ui.open("database")
+    ui.driver.execute_script(
+        "window.chooserOpened = 0; HTMLInputElement.prototype.click = function () { if (this.type === 'file') window.chooserOpened++; };")
+    label = ui.find("label.button[tabindex]")
+    ui.driver.execute_script("arguments[0].focus()", label)
+    label.send_keys(" ")
+    label.send_keys("\n")
+    assert ui.driver.execute_script("return window.chooserOpened") == 2

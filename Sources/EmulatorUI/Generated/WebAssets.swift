@@ -118,20 +118,40 @@ export function dialog(title, content, { submit = 'Save', validate } = {}) {
       finish(values);
     });
     element.showModal();
-    const first = form.querySelector('input, select, textarea');
+    const first = form.querySelector('[autofocus]') || form.querySelector('input:not([readonly]), select, textarea');
     if (first) first.focus();
   });
 }
 
 /**
- * Follows a live log of the UI API (`/api/requests`, `/api/logs`): each server-sent `event` is parsed and
- * appended to `entries` (the newest 5,000 kept), and `redraw` runs once per animation frame at most.
- * Returns the EventSource, to close when the page is left.
+ * Replaces what `element` holds with `content` (an `html` value), keeping the keyboard focus on the control
+ * that had it when that control is drawn again (found by its id, else by its tag, data attributes, name,
+ * label and link), so live redraws never throw a keyboard user back to the top of the page.
  */
-export function followLog(url, event, entries, redraw) {
+export function replaceHTML(element, content) {
+  const focused = document.activeElement;
+  let selector = null;
+  if (focused && focused !== element && element.contains(focused)) {
+    selector = focused.id ? `#${CSS.escape(focused.id)}`
+      : focused.tagName.toLowerCase() + [...focused.attributes]
+        .filter((a) => a.name.startsWith('data-') || ['name', 'aria-label', 'href'].includes(a.name))
+        .map((a) => `[${a.name}="${CSS.escape(a.value)}"]`).join('');
+  }
+  element.innerHTML = content.__html;
+  if (selector) element.querySelector(selector)?.focus({ preventScroll: true });
+}
+
+/**
+ * Follows a live log of the UI API (`/api/requests`, `/api/logs`): each server-sent `event` is parsed and
+ * appended to `entries` (the newest 5,000 kept), and `redraw` runs once per animation frame at most. It
+ * stops by itself once `scope` (the page's element) has left the document. Returns the EventSource, to
+ * close when the page is left.
+ */
+export function followLog(url, event, entries, redraw, scope) {
   let pending = false;
   const source = new EventSource(url);
   source.addEventListener(event, (message) => {
+    if (!scope.isConnected) { source.close(); return; }
     entries.push(JSON.parse(message.data));
     if (entries.length > 5000) entries.splice(0, entries.length - 5000);
     if (!pending) {
@@ -145,13 +165,15 @@ export function followLog(url, event, entries, redraw) {
 /**
  * Runs `refresh` again and again, `interval` ms apart, or further apart when it takes long (at most a quarter
  * of the time is spent in it), skipping turns while a dialog is open (a redraw would take its input away).
- * Returns the function that stops it, for when the page is left.
+ * It stops by itself once `scope` (the page's element) has left the document, so a page left before its
+ * first draw finished leaves nothing running. Returns the function that stops it, for when the page is left.
  */
-export function refreshEvery(interval, refresh) {
+export function refreshEvery(interval, refresh, scope) {
   let timer = null;
   let stopped = false;
   const next = (delay) => {
     timer = setTimeout(async () => {
+      if (!scope.isConnected) stopped = true;
       if (stopped) return;
       const started = performance.now();
       if (!document.querySelector('dialog[open]')) await refresh().catch(() => {});
@@ -304,6 +326,12 @@ fieldset.accounts legend { color: var(--muted); font-size: .85rem; padding: 0 .3
 fieldset.accounts { min-width: 0; }
 dialog input:not([type="checkbox"]), dialog select { width: 100%; }
 .row2 > div, .row3 > div { min-width: 0; }
+td.path { word-break: normal; overflow-wrap: anywhere; }
+table.expressions { margin: 0 1rem 1rem; width: calc(100% - 2rem); font-size: .85rem; }
+table.expressions caption { text-align: left; font-weight: 600; padding: .4rem 0; }
+table.expressions td:nth-child(2), table.expressions td:nth-child(4) { word-break: normal; overflow-wrap: anywhere; }
+.error-state { color: var(--bad); padding: 1.5rem; text-align: center; }
+table.expressions td:first-child { white-space: nowrap; }
 
 """#####),
         "app.js": WebAsset(
@@ -360,12 +388,26 @@ async function show() {
     if (link.dataset.route === page.route) link.setAttribute('aria-current', 'page');
   }
   document.title = `${page.title} · Hearth Emulator Suite`;
-  const main = document.getElementById('page');
+  // Each visit draws into an element of its own: a page left before it finished drawing goes on into an
+  // element no longer shown, and its timers stop when they see that.
+  const body = document.createElement('div');
+  body.innerHTML = '<p class="empty">Loading…</p>';
+  document.getElementById('page').replaceChildren(body);
   try {
-    await page.module.render(main, args, params);
+    await page.module.render(body, args, params);
   } catch (error) {
-    main.innerHTML = html`<p class="error">${error.message}</p>`.__html;
+    if (body.isConnected) body.innerHTML = html`<p class="error">${error.message}</p>`.__html;
   }
+}
+
+/** Enter or Space on a focused label that stands for a hidden file input opens the file chooser. */
+function openFileChooserFromKeyboard(event) {
+  if (event.key !== 'Enter' && event.key !== ' ') return;
+  const label = event.target.closest?.('label[tabindex]');
+  const input = label?.querySelector('input[type=file]');
+  if (!input) return;
+  event.preventDefault();
+  input.click();
 }
 
 async function start() {
@@ -384,6 +426,7 @@ async function start() {
     .filter((p) => !p.needs || runs(p.needs))
     .map((p) => html`<a href="#/${p.route}" data-route="${p.route}">${p.title}</a>`.__html).join('');
   addEventListener('hashchange', show);
+  addEventListener('keydown', openFileChooserFromKeyboard);
   await show();
 }
 
@@ -393,15 +436,21 @@ start();
         "auth.js": WebAsset(
             contentType: "text/javascript; charset=utf-8",
             text: #####"""
-// Authentication: the users of the project (or of one of its tenants), searched, sorted and paged in the
-// page; add, edit, delete; the identity-provider accounts the emulator's sign-in page offers (those linked
-// to users: link and unlink them in a user's dialog); the project's one-account-per-email setting.
-// Users that apps or the Admin SDK create show within a second (the list is read again every second).
-import { call, currentConfig, dialog, html, refreshEvery, toast } from './api.js';
+// Authentication: the users of the project (or of one of its tenants), sorted and paged by the emulator, or
+// searched in the page; add, edit, delete; the identity-provider accounts the emulator's sign-in page offers
+// (those linked to users: link and unlink them in a user's dialog); the project's one-account-per-email setting.
+// Users that apps or the Admin SDK create show within a second. What is read every second stays small however
+// many users there are: the count and the page shown (50 users). A search and the accounts view need every user
+// (the API matches whole values only): they are read once, and again when the count changes or on Refresh.
+import { call, currentConfig, dialog, html, refreshEvery, replaceHTML, toast } from './api.js';
 
 const pageSize = 50;
 const refreshInterval = 1000;
-let state = { users: [], search: '', sort: 'createdAt', descending: true, page: 0, view: 'users' };
+/**
+ * What the page shows and what it read: `users` is one page of them in the order asked, or every user when
+ * `every` (a search, or the accounts view); `total` counts every user; `read` names the read that filled them.
+ */
+let state = { users: [], total: 0, every: false, read: '', search: '', sort: 'createdAt', descending: true, page: 0, view: 'users' };
 
 /** The identity providers the emulator's sign-in page stands in for. */
 const identityProviders = ['google.com', 'apple.com', 'facebook.com', 'github.com', 'microsoft.com', 'twitter.com', 'yahoo.com'];
@@ -419,16 +468,64 @@ async function tenants() {
   return (answer?.tenants || []).map((t) => ({ id: t.name.split('/').pop(), displayName: t.displayName || '' }));
 }
 
-async function loadUsers() {
-  const answer = await call('auth', `${base()}/accounts:query`, { method: 'POST', body: {} });
-  state.users = answer?.userInfo || [];
+/** The `SortByField` of each column the emulator sorts by. */
+const sortFields = { email: 'USER_EMAIL', displayName: 'NAME', createdAt: 'CREATED_AT', lastLoginAt: 'LAST_LOGIN_AT', localId: 'USER_ID' };
+
+/** What the table needs read: every user, or the page shown in the order asked (the `accounts:query` body). */
+function wanted() {
+  if (state.search || state.view === 'accounts') return { every: true, query: {} };
+  return {
+    every: false,
+    query: { sortBy: sortFields[state.sort], order: state.descending ? 'DESC' : 'ASC', offset: state.page * pageSize, limit: pageSize },
+  };
 }
 
-/** Reads the users again and redraws the table if they changed. */
+/** Names a read: what was wanted, of which tenant. */
+const wantedKey = () => JSON.stringify([tenant, wanted()]);
+
+async function countUsers() {
+  const answer = await call('auth', `${base()}/accounts:query`, { method: 'POST', body: { returnUserInfo: false } });
+  return Number(answer?.recordsCount || 0);
+}
+
+/** The read under way (`{key, done}`): whoever wants the same users meanwhile (a burst of keystrokes) shares it. */
+let reading = null;
+
+/**
+ * Reads the users `wanted()` names into `state`, sharing a read of the same under way unless `fresh` (after a
+ * change). A read the page moved on from before it was answered is dropped.
+ */
+function loadUsers(fresh = false) {
+  const { every, query } = wanted();
+  const key = wantedKey();
+  if (fresh || reading?.key !== key) {
+    const done = (async () => {
+      const [total, answer] = await Promise.all([
+        countUsers(), call('auth', `${base()}/accounts:query`, { method: 'POST', body: query })]);
+      if (wantedKey() !== key) return;
+      Object.assign(state, { total, users: answer?.userInfo || [], every, read: key });
+      // Users deleted elsewhere can leave the page shown past the last one.
+      if (!every && state.page > 0 && state.page * pageSize >= total) {
+        state.page = Math.max(0, Math.ceil(total / pageSize) - 1);
+        await loadUsers(true);
+      }
+    })().finally(() => { if (reading?.done === done) reading = null; });
+    reading = { key, done };
+  }
+  return reading.done;
+}
+
+/** Draws the table, reading the users first when it needs others than those read (another page or order). */
+async function show(main) {
+  if (state.read !== wantedKey()) await loadUsers();
+  table(main);
+}
+
+/** Redraws the table if the users changed: the count and the page each time, every user only when the count changed. */
 async function poll(main) {
+  if (state.every && state.read === wantedKey() && await countUsers() === state.total) return;
   await loadUsers();
-  const text = JSON.stringify(state.users);
-  if (text !== drawn) table(main);
+  if (JSON.stringify([state.total, state.users]) !== drawn) table(main);
 }
 
 function provider(user) {
@@ -478,21 +575,23 @@ function accountsTable(main) {
   const rows = accounts.map((a) => html`<tr><td>${a.providerId}</td><td class="mono">${a.rawId || ''}</td><td>${a.email || ''}</td>
     <td>${a.displayName || ''}</td><td class="mono">${a.user.localId}</td>
     <td><button type="button" data-edit="${a.user.localId}">Edit user</button></td></tr>`);
-  main.querySelector('[data-table]').innerHTML = html`<p class="muted">The accounts the emulator's sign-in page offers for
+  replaceHTML(main.querySelector('[data-table]'), html`<p class="muted">The accounts the emulator's sign-in page offers for
     <span class="mono">signInWithPopup</span> and <span class="mono">signInWithRedirect</span>: each is linked to a user. Link one in
     a user's dialog, or add a new account on the sign-in page itself.</p>
     <table><thead><tr><th scope="col">Provider</th><th scope="col">Account ID</th><th scope="col">Email</th>
     <th scope="col">Display name</th><th scope="col">User UID</th><th><span class="muted">Actions</span></th></tr></thead>
-    <tbody>${rows.length ? rows : html`<tr><td colspan="6" class="empty">No identity-provider accounts${state.search ? ' match the search' : ''}. Link one to a user, or sign in with a provider from your app.</td></tr>`}</tbody></table>`.__html;
+    <tbody>${rows.length ? rows : html`<tr><td colspan="6" class="empty">No identity-provider accounts${state.search ? ' match the search' : ''}. Link one to a user, or sign in with a provider from your app.</td></tr>`}</tbody></table>`);
 }
 
 function table(main) {
-  drawn = JSON.stringify(state.users);
+  drawn = JSON.stringify([state.total, state.users]);
   if (state.view === 'accounts') { accountsTable(main); return; }
-  const users = visibleUsers();
-  const pages = Math.max(1, Math.ceil(users.length / pageSize));
-  state.page = Math.min(state.page, pages - 1);
-  const shown = users.slice(state.page * pageSize, (state.page + 1) * pageSize);
+  // With every user here (a search), they are filtered, sorted and paged here; else the emulator sent the page.
+  const matching = state.every ? visibleUsers() : null;
+  const count = matching ? matching.length : state.total;
+  const pages = Math.max(1, Math.ceil(count / pageSize));
+  if (matching) state.page = Math.min(state.page, pages - 1);
+  const shown = matching ? matching.slice(state.page * pageSize, (state.page + 1) * pageSize) : state.users;
   const header = columns.map(([key, title]) => {
     if (!key) return html`<th scope="col">${title}</th>`;
     const mark = state.sort === key ? (state.descending ? ' ▼' : ' ▲') : '';
@@ -505,40 +604,48 @@ function table(main) {
       <td><button type="button" data-edit="${user.localId}">Edit</button>
       <button type="button" class="danger" data-delete="${user.localId}">Delete</button></td></tr>`);
   const body = rows.length ? rows
-    : html`<tr><td colspan="7" class="empty">${state.users.length ? 'No user matches the search.' : 'No users yet. Add one here, or sign up from your app.'}</td></tr>`;
-  main.querySelector('[data-table]').innerHTML = html`<table><thead><tr>${header}<th><span class="muted">Actions</span></th></tr></thead>
+    : html`<tr><td colspan="7" class="empty">${state.total ? 'No user matches the search.' : 'No users yet. Add one here, or sign up from your app.'}</td></tr>`;
+  replaceHTML(main.querySelector('[data-table]'), html`<table><thead><tr>${header}<th><span class="muted">Actions</span></th></tr></thead>
     <tbody>${body}</tbody></table>
-    <div class="toolbar" style="margin-top:.6rem"><span class="grow muted">${users.length} of ${state.users.length} users</span>
+    <div class="toolbar" style="margin-top:.6rem"><span class="grow muted">${count} of ${state.total} users</span>
     <button type="button" data-page="-1" ${html.raw(state.page === 0 ? 'disabled' : '')}>Previous</button>
     <span>Page ${state.page + 1} of ${pages}</span>
-    <button type="button" data-page="1" ${html.raw(state.page >= pages - 1 ? 'disabled' : '')}>Next</button></div>`.__html;
+    <button type="button" data-page="1" ${html.raw(state.page >= pages - 1 ? 'disabled' : '')}>Next</button></div>`);
 }
 
-function userForm(user) {
-  user = user || {};
+/** The dialog's values for `user` (none: a new user), in the shape the dialog gives them back. */
+function formValues(user) {
   let claims = '';
-  if (user.customAttributes) {
+  if (user?.customAttributes) {
     try { claims = JSON.stringify(JSON.parse(user.customAttributes), null, 2); } catch { claims = user.customAttributes; }
   }
-  return html`<div class="row2"><div><label for="u-name">Display name</label><input id="u-name" name="displayName" value="${user.displayName || ''}"></div>
-    <div><label for="u-phone">Phone number</label><input id="u-phone" name="phoneNumber" placeholder="+15555550100" value="${user.phoneNumber || ''}"></div></div>
-    <div class="row2"><div><label for="u-email">Email</label><input id="u-email" name="email" type="email" value="${user.email || ''}"></div>
-    <div><label for="u-password">Password${user.localId ? ' (leave empty to keep)' : ''}</label><input id="u-password" name="password" type="text" autocomplete="off"></div></div>
-    <label for="u-claims">Custom claims (JSON object)</label><textarea id="u-claims" name="claims" placeholder='{"admin": true}'>${claims}</textarea>
-    <label><input type="checkbox" name="disabled" ${html.raw(user.disabled ? 'checked' : '')}> Disabled</label>
-    ${identityFields(user)}`;
+  return {
+    displayName: user?.displayName || '', phoneNumber: user?.phoneNumber || '', email: user?.email || '', password: '',
+    claims, disabled: Boolean(user?.disabled), idp: '', idpEmail: '', idpName: '',
+  };
+}
+
+/** The dialog's fields for `user` (none: a new user), filled with `values`. */
+function userForm(user, values) {
+  return html`<div class="row2"><div><label for="u-name">Display name</label><input id="u-name" name="displayName" value="${values.displayName}"></div>
+    <div><label for="u-phone">Phone number</label><input id="u-phone" name="phoneNumber" placeholder="+15555550100" value="${values.phoneNumber}"></div></div>
+    <div class="row2"><div><label for="u-email">Email</label><input id="u-email" name="email" type="email" value="${values.email}"></div>
+    <div><label for="u-password">Password${user ? ' (leave empty to keep)' : ''}</label><input id="u-password" name="password" type="text" autocomplete="off" value="${values.password}"></div></div>
+    <label for="u-claims">Custom claims (JSON object)</label><textarea id="u-claims" name="claims" placeholder='{"admin": true}'>${values.claims}</textarea>
+    <label><input type="checkbox" name="disabled" ${html.raw(values.disabled ? 'checked' : '')}> Disabled</label>
+    ${identityFields(user, values)}`;
 }
 
 /** The user's identity-provider accounts (each may be unlinked) and the fields that link a new one. */
-function identityFields(user) {
-  const linked = (user.providerUserInfo || []).filter((p) => !['password', 'phone'].includes(p.providerId));
-  const rows = linked.map((p) => html`<label><input type="checkbox" name="unlink:${p.providerId}"> Unlink
+function identityFields(user, values) {
+  const linked = (user?.providerUserInfo || []).filter((p) => !['password', 'phone'].includes(p.providerId));
+  const rows = linked.map((p) => html`<label><input type="checkbox" name="unlink:${p.providerId}" ${html.raw(values[`unlink:${p.providerId}`] ? 'checked' : '')}> Unlink
     <span class="mono">${p.providerId}</span> ${p.email || p.rawId}${p.displayName ? ` (${p.displayName})` : ''}</label>`);
-  const options = identityProviders.map((id) => html`<option>${id}</option>`);
+  const options = identityProviders.map((id) => html`<option ${html.raw(id === values.idp ? 'selected' : '')}>${id}</option>`);
   return html`<fieldset class="accounts"><legend>Identity-provider accounts</legend>${rows}
     <div class="row3"><div><label for="u-idp">Link an account</label><select id="u-idp" name="idp"><option value="">(none)</option>${options}</select></div>
-    <div><label for="u-idp-email">Its email</label><input id="u-idp-email" name="idpEmail" type="email"></div>
-    <div><label for="u-idp-name">Its display name</label><input id="u-idp-name" name="idpName"></div></div></fieldset>`;
+    <div><label for="u-idp-email">Its email</label><input id="u-idp-email" name="idpEmail" type="email" value="${values.idpEmail}"></div>
+    <div><label for="u-idp-name">Its display name</label><input id="u-idp-name" name="idpName" value="${values.idpName}"></div></div></fieldset>`;
 }
 
 /** A new account ID, in the form of Google's (21 digits). */
@@ -546,16 +653,48 @@ function accountID() {
   return '1' + Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => String(b % 10)).join('');
 }
 
+/** The claims ID tokens carry themselves, which custom claims may not name (the emulator's list, production's). */
+const reservedClaims = ['acr', 'amr', 'at_hash', 'aud', 'auth_time', 'azp', 'c_hash', 'cnf', 'exp', 'firebase', 'iat', 'iss', 'jti', 'nbf', 'nonce', 'sub'];
+/** The most characters custom claims may take, as JSON (production's limit). */
+const claimsLimit = 1000;
+
 function validate(values) {
   if (values.claims.trim()) {
     let parsed;
     try { parsed = JSON.parse(values.claims); } catch { return 'Custom claims must be valid JSON.'; }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return 'Custom claims must be a JSON object.';
+    const reserved = Object.keys(parsed).filter((name) => reservedClaims.includes(name));
+    if (reserved.length) {
+      return `${reserved.join(', ')} ${reserved.length === 1 ? 'is a claim' : 'are claims'} every ID token carries: custom claims may not use ${reserved.length === 1 ? 'that name' : 'those names'}.`;
+    }
+    const length = JSON.stringify(parsed).length;
+    if (length > claimsLimit) return `Custom claims may take ${claimsLimit} characters at most (as JSON); these take ${length}.`;
   }
   if (values.password && values.password.length < 6) return 'The password must be 6 characters long or more.';
   if (values.phoneNumber && !/^\+[1-9]\d{1,14}$/.test(values.phoneNumber)) return 'The phone number must be in E.164 form, like +15555550100.';
   if (!values.idp && (values.idpEmail || values.idpName)) return 'Pick the provider of the account to link.';
   return null;
+}
+
+/** What the Identity Toolkit's refusals (`CODE` or `CODE : detail`) mean to someone filling in the dialog. */
+const refusals = {
+  EMAIL_EXISTS: 'A user with this email already exists.',
+  INVALID_EMAIL: 'The email address is not valid.',
+  WEAK_PASSWORD: 'The password must be 6 characters long or more.',
+  PHONE_NUMBER_EXISTS: 'A user with this phone number already exists.',
+  INVALID_PHONE_NUMBER: 'The phone number must be in E.164 form, like +15555550100.',
+  DUPLICATE_LOCAL_ID: 'A user with this UID already exists.',
+  FORBIDDEN_CLAIM: 'The custom claims use a name every ID token carries itself.',
+  CLAIMS_TOO_LARGE: `Custom claims may take ${claimsLimit} characters at most (as JSON).`,
+  INVALID_CLAIMS: 'Custom claims must be a JSON object.',
+  USER_NOT_FOUND: 'This user no longer exists.',
+  FEDERATED_USER_ID_ALREADY_LINKED: 'This identity-provider account is linked to another user.',
+};
+
+/** A refusal's readable text, with its code kept for a search of the documentation. */
+function readable(error) {
+  const code = error.message.split(' : ')[0].trim();
+  return refusals[code] ? `${refusals[code]} (${error.message})` : error.message;
 }
 
 async function save(values, user) {
@@ -584,20 +723,34 @@ async function save(values, user) {
     if (values.idpEmail) update.linkProviderUserInfo.email = values.idpEmail;
     if (values.idpName) update.linkProviderUserInfo.displayName = values.idpName;
   }
-  await call('auth', `${base()}/accounts:update`, { method: 'POST', body: update });
+  try {
+    await call('auth', `${base()}/accounts:update`, { method: 'POST', body: update });
+  } catch (error) {
+    // A user is added in two calls: one refused second leaves no user half made.
+    if (!user) await call('auth', `${base()}/accounts:delete`, { method: 'POST', body: { localId: update.localId } });
+    throw error;
+  }
   return update.localId;
 }
 
+/** Adds a user (none given) or edits one; a refusal opens the dialog again, with what was typed and why. */
 async function edit(main, user) {
-  const values = await dialog(user ? 'Edit user' : 'Add a user', userForm(user), { validate, submit: user ? 'Save' : 'Add user' });
-  if (!values) return;
-  try {
-    const uid = await save(values, user);
-    toast(user ? 'User saved.' : `User ${uid} added.`);
-    await loadUsers();
-    table(main);
-  } catch (error) {
-    toast(error.message, true);
+  let values = formValues(user);
+  let problem = null;
+  for (;;) {
+    const answer = dialog(user ? 'Edit user' : 'Add a user', userForm(user, values), { validate, submit: user ? 'Save' : 'Add user' });
+    if (problem) document.querySelector('dialog[open] [data-error]').textContent = problem;
+    values = await answer;
+    if (!values) return;
+    try {
+      const uid = await save(values, user);
+      toast(user ? 'User saved.' : `User ${uid} added.`);
+      await loadUsers(true);
+      table(main);
+      return;
+    } catch (error) {
+      problem = readable(error);
+    }
   }
 }
 
@@ -618,13 +771,13 @@ export async function render(main) {
     <button type="button" class="danger" data-clear>Delete all users</button>
     <button type="button" class="primary" data-add>Add user</button></div>
     <div data-table><p class="empty">Loading users…</p></div>`.__html;
-  main.querySelector('[data-search]').addEventListener('input', (event) => { state.search = event.target.value; state.page = 0; table(main); });
+  main.querySelector('[data-search]').addEventListener('input', (event) => { state.search = event.target.value; state.page = 0; show(main); });
   main.querySelector('[data-add]').addEventListener('click', () => edit(main, null));
   for (const tab of main.querySelectorAll('[data-view]')) {
     tab.addEventListener('click', () => {
       state.view = tab.dataset.view;
       main.querySelectorAll('[data-view]').forEach((t) => t.setAttribute('aria-selected', String(t === tab)));
-      table(main);
+      show(main);
     });
   }
   const duplicates = main.querySelector('[data-duplicates]');
@@ -648,14 +801,13 @@ export async function render(main) {
     tenant = event.target.value;
     state.page = 0;
     await showSetting().catch(() => {});
-    await loadUsers();
-    table(main);
+    await show(main);
   });
-  main.querySelector('[data-refresh]').addEventListener('click', async () => { await loadUsers(); table(main); });
+  main.querySelector('[data-refresh]').addEventListener('click', async () => { await loadUsers(true); table(main); });
   main.querySelector('[data-clear]').addEventListener('click', async () => {
     if (!confirm(tenant ? `Delete every user of tenant ${tenant}?` : 'Delete every user of this project?')) return;
     await call('auth', `/emulator/v1/${project()}/accounts`, { method: 'DELETE' });
-    await loadUsers(); table(main); toast('All users deleted.');
+    await loadUsers(true); table(main); toast('All users deleted.');
   });
   main.querySelector('[data-table]').addEventListener('click', async (event) => {
     const target = event.target.closest('button');
@@ -663,20 +815,21 @@ export async function render(main) {
     if (target.dataset.sort) {
       state.descending = state.sort === target.dataset.sort ? !state.descending : false;
       state.sort = target.dataset.sort;
-      table(main);
+      await show(main);
     } else if (target.dataset.page) {
-      state.page += Number(target.dataset.page); table(main);
+      state.page += Number(target.dataset.page);
+      await show(main);
     } else if (target.dataset.edit) {
       await edit(main, state.users.find((u) => u.localId === target.dataset.edit));
     } else if (target.dataset.delete) {
       if (!confirm(`Delete user ${target.dataset.delete}?`)) return;
       await call('auth', `${base()}/accounts:delete`, { method: 'POST', body: { localId: target.dataset.delete } });
-      await loadUsers(); table(main); toast('User deleted.');
+      await loadUsers(true); table(main); toast('User deleted.');
     }
   });
-  await loadUsers();
+  await loadUsers(true);
   table(main);
-  stop = refreshEvery(refreshInterval, () => poll(main));
+  stop = refreshEvery(refreshInterval, () => poll(main), main);
 }
 
 /** Stops reading the users again. */
@@ -690,12 +843,11 @@ export function leave() {
             contentType: "text/javascript; charset=utf-8",
             text: #####"""
 // Realtime Database: a namespace's tree, expanded a node at a time, so a large tree is never loaded whole:
-// an expanded node is read with shallow=true (its keys, each `true`), and each of the (at most 200, more on
-// demand) children shown is read with shallow=true too, which gives a leaf's value or an object's keys; a
-// child known to be an object is not read again until it is expanded. Edit a value, add a child, delete;
-// import and export JSON. What is shown is read again every 750 ms (less often when reading takes long):
-// writes show live.
-import { call, currentConfig, dialog, html, origin, refreshEvery, toast } from './api.js';
+// each expanded node is read in one request of the UI API (`/api/database/children`), which answers how
+// many children it has and the first 200 (more on demand) in the database's key order, each with its value
+// or its own number of children. Edit a value, add a child, delete; import and export JSON. What is shown
+// is read again every 750 ms (less often when reading takes long): writes show live.
+import { call, currentConfig, dialog, html, origin, refreshEvery, replaceHTML, toast } from './api.js';
 
 const refreshInterval = 750;
 const shownChildren = 200;
@@ -709,74 +861,77 @@ const url = (path, query = {}) => {
 };
 const child = (path, key) => (path === '/' ? '' : path) + '/' + key;
 
+/**
+ * What the UI API says of the node at `path`: `{count, children: [{key, value} or {key, count}]}`, or
+ * `{value}` for a leaf. Throws with the API's message when it refuses.
+ */
 async function read(path) {
-  return call('database', url(path, { shallow: 'true' }));
+  const parameters = new URLSearchParams({ ns: view.namespace, path, limit: String(view.limits.get(path) || shownChildren) });
+  const response = await fetch(`/api/database/children?${parameters}`);
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(answer.message || `The UI API answered ${response.status}.`);
+  return answer;
 }
 
-function valueText(value) {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+function valueText(value, truncated = false) {
+  return (typeof value === 'string' ? JSON.stringify(value) : String(value)) + (truncated ? ' …' : '');
 }
 
-/** HTML of the node at `path`: a leaf with its value, or an object with an expander. */
-function node(path, key) {
+const actions = (path) => html`<span class="actions"><button type="button" class="ghost" data-add="${path}" aria-label="Add a child to ${path}">+</button>
+  <button type="button" class="ghost danger" data-delete="${path}" aria-label="Delete ${path}">×</button></span>`;
+
+/** HTML of a child: a leaf with its value, or a node with an expander and, when expanded, its children. */
+function node(path, key, entry) {
+  if ('value' in entry) {
+    return html`<li><span class="key mono">${key}</span>: <button type="button" class="link value mono" data-edit="${path}" title="Edit">${valueText(entry.value, entry.truncated)}</button>${actions(path)}</li>`;
+  }
   const expanded = view.expanded.has(path);
-  const actions = html`<span class="actions"><button type="button" class="ghost" data-add="${path}" aria-label="Add a child to ${path}">+</button>
-    <button type="button" class="ghost danger" data-delete="${path}" aria-label="Delete ${path}">×</button></span>`;
-  if (view.kinds.get(path) === 'leaf') {
-    return html`<li><span class="key mono">${key}</span>: <button type="button" class="link value mono" data-edit="${path}" title="Edit">${valueText(view.leaves.get(path))}</button>${actions}</li>`;
-  }
-  let children = html``;
   const known = view.nodes.get(path);
-  if (expanded && known && typeof known === 'object') {
-    const keys = Object.keys(known).sort();
-    const limit = view.limits.get(path) || shownChildren;
-    const items = keys.slice(0, limit).map((k) => node(child(path, k), k));
-    const more = keys.length > limit ? html`<li><button type="button" class="link" data-more="${path}">Show ${Math.min(shownChildren, keys.length - limit)} more of ${keys.length - limit}</button></li>` : html``;
-    children = html`<ul>${items}${more}</ul>`;
-  }
+  const children = expanded && known ? childList(path, known) : html``;
+  const count = html`<span class="muted" style="font-size:.8rem">${entry.count === 1 ? '1 child' : `${entry.count.toLocaleString()} children`}</span>`;
   return html`<li><button type="button" class="expander" data-toggle="${path}" aria-expanded="${expanded}" aria-label="${expanded ? 'Collapse' : 'Expand'} ${path}">${expanded ? '▾' : '▸'}</button>
-    <span class="key mono">${key}</span>${actions}${children}</li>`;
+    <span class="key mono">${key}</span> ${expanded ? html`` : count}${actions(path)}${children}</li>`;
+}
+
+/** The shown children of the node at `path` (what `read` answered), and a button for more. */
+function childList(path, known) {
+  if ('value' in known) return html`<ul><li class="mono">${valueText(known.value, known.truncated)}</li></ul>`;
+  const items = known.children.map((entry) => node(child(path, entry.key), entry.key, entry));
+  const left = known.count - known.children.length;
+  const more = left > 0 ? html`<li><button type="button" class="link" data-more="${path}">Show ${Math.min(shownChildren, left).toLocaleString()} more of ${left.toLocaleString()}</button></li>` : html``;
+  return html`<ul>${items}${more}</ul>`;
 }
 
 function draw(main) {
   const root = view.nodes.get('/');
-  const body = root === null || root === undefined
-    ? html`<p class="empty">This namespace is empty. Add a child, import JSON, or write from your app.</p>`
-    : typeof root !== 'object' ? html`<p class="mono" style="padding:1rem">${valueText(root)}</p>`
-    : html`<ul class="tree">${node('/', view.namespace)}</ul>`;
-  main.querySelector('[data-tree]').innerHTML = body.__html;
+  const body = view.error
+    ? html`<p class="error-state" role="alert">The namespace could not be read: ${view.error}</p>`
+    : !root ? html`<p class="empty">Loading…</p>`
+    : 'value' in root ? html`<p class="mono" style="padding:1rem">${valueText(root.value, root.truncated)}</p>`
+    : root.count === 0 ? html`<p class="empty">This namespace is empty. Add a child, import JSON, or write from your app.</p>`
+    : html`<ul class="tree">${node('/', view.namespace, { count: root.count })}</ul>`;
+  replaceHTML(main.querySelector('[data-tree]'), body);
 }
 
-/** Reads every expanded node and the children it shows; redraws if anything changed. */
+/** Reads every expanded node (one request each); redraws if anything changed. */
 async function refresh(main, force = false) {
-  const before = JSON.stringify([[...view.nodes], [...view.kinds], [...view.leaves]]);
-  const expanded = ['/', ...[...view.expanded].filter((p) => p !== '/')];
-  const shallow = await Promise.all(expanded.map((path) => read(path).catch(() => undefined)));
-  const children = [];
-  expanded.forEach((path, index) => {
-    const value = shallow[index];
-    if (value === undefined) return;
-    view.nodes.set(path, value);
-    if (!value || typeof value !== 'object') return;
-    const keys = Object.keys(value).sort().slice(0, view.limits.get(path) || shownChildren);
-    for (const key of keys) {
-      const at = child(path, key);
-      if (view.kinds.get(at) !== 'object') children.push(at);
-    }
+  const before = JSON.stringify([[...view.nodes], view.error]);
+  // Only nodes whose parents are expanded too are shown, so only those are read.
+  const shown = ['/', ...[...view.expanded].filter((path) => path !== '/'
+    && segments(path).every((_, index, keys) => index === 0 || view.expanded.has('/' + keys.slice(0, index).join('/'))))];
+  // A node that cannot be read (deleted meanwhile, say) is dropped; the root failing means the namespace
+  // cannot be read at all, which is said instead of showing it as empty.
+  let rootError = null;
+  const answers = await Promise.all(shown.map((path) => read(path).catch((error) => {
+    if (path === '/') rootError = error.message;
+    return undefined;
+  })));
+  view.error = rootError;
+  shown.forEach((path, index) => {
+    if (answers[index] === undefined) view.nodes.delete(path);
+    else view.nodes.set(path, answers[index]);
   });
-  const values = await Promise.all(children.map((path) => read(path).catch(() => undefined)));
-  children.forEach((path, index) => {
-    const value = values[index];
-    if (value === undefined) return;
-    if (value !== null && typeof value === 'object') {
-      view.kinds.set(path, 'object');
-      view.leaves.delete(path);
-    } else {
-      view.kinds.set(path, 'leaf');
-      view.leaves.set(path, value);
-    }
-  });
-  if (force || JSON.stringify([[...view.nodes], [...view.kinds], [...view.leaves]]) !== before) draw(main);
+  if (force || JSON.stringify([[...view.nodes], view.error]) !== before) draw(main);
 }
 
 function parseJSON(text) {
@@ -814,8 +969,7 @@ async function act(main, button) {
   } else if (data.delete) {
     if (!confirm(`Delete ${data.delete} and everything below it?`)) return;
     await call('database', url(data.delete), { method: 'DELETE' });
-    view.kinds.delete(data.delete);
-    view.leaves.delete(data.delete);
+    view.nodes.delete(data.delete);
     await refresh(main, true);
   }
 }
@@ -824,7 +978,7 @@ async function act(main, button) {
 export async function render(main, args) {
   leave();
   const namespace = args[0] || `${currentConfig().projectId}-default-rtdb`;
-  view = { namespace, expanded: new Set(['/']), nodes: new Map(), kinds: new Map(), leaves: new Map(), limits: new Map() };
+  view = { namespace, expanded: new Set(['/']), nodes: new Map(), limits: new Map(), error: null };
   main.innerHTML = html`<h1>Realtime Database</h1>
     <div class="toolbar"><label class="inline" for="ns">Namespace</label><input id="ns" data-namespace value="${namespace}" aria-label="Namespace">
       <span class="grow mono muted">${origin('database')}/?ns=${namespace}</span>
@@ -832,7 +986,15 @@ export async function render(main, args) {
       <button type="button" data-export>Export JSON</button>
       <button type="button" data-add="/">Add child</button></div>
     <div class="panel tree-panel" data-tree><p class="empty">Loading…</p></div>`.__html;
-  main.querySelector('[data-namespace]').addEventListener('change', (event) => { location.hash = `#/database/${encodeURIComponent(event.target.value.trim())}`; });
+  main.querySelector('[data-namespace]').addEventListener('change', (event) => {
+    const name = event.target.value.trim();
+    // The emulator's rule for a namespace name: refused here rather than read again and again.
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(name)) {
+      toast('A namespace name is 1 to 100 letters, digits, "-" and "_".', true);
+      return;
+    }
+    location.hash = `#/database/${encodeURIComponent(name)}`;
+  });
   main.querySelector('[data-import]').addEventListener('change', async (event) => {
     const file = event.target.files[0];
     if (!file) return;
@@ -866,7 +1028,7 @@ export async function render(main, args) {
     if (button) act(main, button).catch((error) => toast(error.message, true));
   });
   await refresh(main, true);
-  stop = refreshEvery(refreshInterval, () => refresh(main));
+  stop = refreshEvery(refreshInterval, () => refresh(main), main);
 }
 
 /** Stops reading the expanded nodes again. */
@@ -884,8 +1046,8 @@ export function leave() {
 // more fields and ordered by one (a structured query); pages of 50 documents however large the collection;
 // changes made by any client show within a second (the open level is read again every 500 ms, the pages
 // shown at most).
-import { call, currentConfig, dialog, html, refreshEvery, toast } from './api.js';
-import { types, typeOf, editText, parse, quoteField, show, fromPlain } from './values.js';
+import { call, currentConfig, dialog, html, refreshEvery, replaceHTML, toast } from './api.js';
+import { types, typeOf, editText, exampleText, parse, parseExactJSON, quoteField, show, fromEditable, tagsHelp } from './values.js';
 
 const pageSize = 50;
 const refreshInterval = 500;
@@ -919,13 +1081,15 @@ async function documentsPage(collectionPath, token) {
   return { documents: answer?.documents || [], next: answer?.nextPageToken || null };
 }
 
+/**
+ * The document at `path`, or null when it does not exist. Asked with `batchGet`, which answers a missing
+ * document as `missing` instead of a 404 the browser would log as a failed request on every refresh.
+ */
 async function getDocument(path) {
-  try {
-    return await call('firestore', api(path));
-  } catch (error) {
-    if (error.status === 404) return null;
-    throw error;
-  }
+  const answer = await call('firestore', `/v1/${database()}/documents:batchGet`, {
+    method: 'POST', body: { documents: [`${documentsRoot()}/${path}`] },
+  });
+  return (answer || []).find((item) => item.found)?.found || null;
 }
 
 const lastSegment = (name) => decodeURIComponent(name.split('/').pop());
@@ -940,11 +1104,14 @@ const operators = [['==', 'EQUAL'], ['!=', 'NOT_EQUAL'], ['<', 'LESS_THAN'], ['<
   ['>', 'GREATER_THAN'], ['>=', 'GREATER_THAN_OR_EQUAL'], ['array-contains', 'ARRAY_CONTAINS'],
   ['array-contains-any', 'ARRAY_CONTAINS_ANY'], ['in', 'IN'], ['not-in', 'NOT_IN']];
 
-/** A filter's value: JSON when it parses (`42`, `true`, `"a"`, `[1, 2]`), else the text as a string. */
+/**
+ * A filter's value: JSON when it parses (`42`, `true`, `"a"`, `[1, 2]`, `{"$timestamp": "…"}`), else the text
+ * as a string.
+ */
 function filterValue(text) {
   let plain;
-  try { plain = JSON.parse(text); } catch { plain = text; }
-  return fromPlain(plain);
+  try { plain = parseExactJSON(text); } catch { return { stringValue: text }; }
+  return fromEditable(plain, documentsRoot());
 }
 
 const fieldReference = (field) => ({ fieldPath: field.split('.').map(quoteField).join('.') });
@@ -1039,7 +1206,7 @@ function conditionRow(condition) {
   const options = operators.map(([label, op]) => html`<option value="${op}" ${html.raw(op === condition.op ? 'selected' : '')}>${label}</option>`);
   return html`<div class="condition"><input name="field" placeholder="field" aria-label="Filter field" value="${condition.field}">
     <select name="op" aria-label="Filter operator">${options}</select>
-    <input name="text" placeholder="value (JSON)" aria-label="Filter value" value="${condition.text}">
+    <input name="text" placeholder="value" title="The value as JSON (42, true, &quot;text&quot;, [1, 2]), or plain text" aria-label="Filter value" value="${condition.text}">
     <button type="button" class="ghost" data-remove-condition aria-label="Remove this condition" title="Remove this condition">×</button></div>`;
 }
 
@@ -1070,15 +1237,29 @@ function breadcrumb(segments) {
 
 function draw(main) {
   const state = view.state;
-  main.querySelector('[data-columns]').innerHTML = html`${columnCollections(state)}${columnDocuments(state)}${columnDocument(state)}`.__html;
+  replaceHTML(main.querySelector('[data-columns]'), html`${columnCollections(state)}${columnDocuments(state)}${columnDocument(state)}`);
 }
 
-function fieldForm(name, value) {
+/**
+ * The inputs of one field: its name (read-only when editing, optional in a new document), type and value,
+ * focused on the value when the name is given.
+ */
+function fieldForm(name, value, { optional = false } = {}) {
   const type = value ? typeOf(value) : 'string';
   const options = types.map(([t]) => html`<option ${html.raw(t === type ? 'selected' : '')}>${t}</option>`);
-  return html`<label for="f-name">Field</label><input id="f-name" name="name" required value="${name || ''}" ${html.raw(name ? 'readonly' : '')}>
-    <label for="f-type">Type</label><select id="f-type" name="type">${options}</select>
-    <label for="f-value">Value</label><textarea id="f-value" name="value">${value ? editText(value, type) : ''}</textarea>`;
+  return html`<label for="f-name">${optional ? 'First field (optional)' : 'Field'}</label><input id="f-name" name="name" ${html.raw(optional ? '' : 'required')} value="${name || ''}" ${html.raw(name ? 'readonly' : '')}>
+    <label for="f-type">Type</label><select id="f-type" name="type" data-field-type>${options}</select>
+    <label for="f-value">Value</label><textarea id="f-value" name="value" ${html.raw(name ? 'autofocus' : '')}>${value ? editText(value, type, documentsRoot()) : ''}</textarea>
+    <p class="muted" style="font-size:.8rem">${tagsHelp}</p>`;
+}
+
+/** When the type is changed, a value that the new type cannot read is replaced by an example of it. */
+function followTypeChanges(form) {
+  const type = form.querySelector('[data-field-type]');
+  const text = form.querySelector('#f-value');
+  type.addEventListener('change', () => {
+    try { parse(text.value, type.value, documentsRoot()); } catch { text.value = exampleText(type.value); }
+  });
 }
 
 function parseField(values) {
@@ -1089,6 +1270,22 @@ function validateField(values) {
   if (!values.name) return 'Name the field.';
   try { parseField(values); } catch (error) { return error.message; }
   return null;
+}
+
+/** Why `id` cannot be a document or collection ID, as production refuses it; null when it can. */
+function invalidID(id, what) {
+  if (id.includes('/')) return `A ${what} ID cannot contain "/".`;
+  if (id === '.' || id === '..') return `A ${what} ID cannot be "." or "..".`;
+  if (/^__.*__$/.test(id)) return `A ${what} ID cannot start and end with "__".`;
+  if (new TextEncoder().encode(id).length > 1500) return `A ${what} ID is at most 1,500 bytes.`;
+  return null;
+}
+
+/** Opens the form dialog and lets its type follow the value (see `followTypeChanges`). */
+function fieldDialog(title, content, options) {
+  const answer = dialog(title, content, options);
+  followTypeChanges(document.querySelector('dialog[open] form'));
+  return answer;
 }
 
 async function refresh(main, { force = false } = {}) {
@@ -1121,10 +1318,15 @@ async function act(main, target) {
     await refresh(main, { force: true });
   } else if (target.dataset.addCollection !== undefined || target.dataset.addDocument !== undefined) {
     const collection = target.dataset.addDocument !== undefined;
-    const values = await dialog(collection ? 'Add a document' : 'Start a collection', html`
+    const values = await fieldDialog(collection ? 'Add a document' : 'Start a collection', html`
       ${collection ? html`` : html`<label for="c-id">Collection ID</label><input id="c-id" name="collection" required>`}
-      <label for="d-id">Document ID (empty: a new random ID)</label><input id="d-id" name="id">${fieldForm('', null)}`,
-    { submit: 'Save', validate: (v) => (!collection && !v.collection ? 'Name the collection.' : v.name ? validateField(v) : null) });
+      <label for="d-id">Document ID (empty: a new random ID)</label><input id="d-id" name="id">${fieldForm('', null, { optional: true })}`,
+    {
+      submit: 'Save',
+      validate: (v) => (!collection && !v.collection ? 'Name the collection.'
+        : (!collection && invalidID(v.collection, 'collection')) || (v.id && invalidID(v.id, 'document'))
+        || (v.name ? validateField(v) : v.value.trim() ? 'Name the field, or leave its value empty.' : null)),
+    });
     if (!values) return;
     const parent = collection ? state.collection : [...state.parent, values.collection];
     const fields = values.name ? { [values.name]: parseField(values) } : {};
@@ -1139,7 +1341,7 @@ async function act(main, target) {
     location.hash = route([...parent, name]);
   } else if (target.dataset.addField !== undefined || target.dataset.editField !== undefined) {
     const name = target.dataset.editField;
-    const values = await dialog(name ? `Edit ${name}` : 'Add a field', fieldForm(name, name ? state.document?.fields?.[name] : null), { validate: validateField });
+    const values = await fieldDialog(name ? `Edit ${name}` : 'Add a field', fieldForm(name, name ? state.document?.fields?.[name] : null), { validate: validateField });
     if (!values) return;
     const query = new URLSearchParams({ 'updateMask.fieldPaths': quoteField(values.name) });
     await call('firestore', `${api(documentPath)}?${query}`, { method: 'PATCH', body: { fields: { [values.name]: parseField(values) } } });
@@ -1222,7 +1424,7 @@ export async function render(main, args, params) {
   });
   pickDatabase(main.querySelector('[data-database]'));
   await refresh(main, { force: true });
-  stop = refreshEvery(refreshInterval, () => refresh(main));
+  stop = refreshEvery(refreshInterval, () => refresh(main), main);
 }
 
 /** Fills the database picker (the ones there are, the one shown, and another by name) and follows it. */
@@ -1332,7 +1534,7 @@ export async function render(main) {
     toast('Logs cleared.');
   });
   draw(main);
-  source = followLog('/api/logs', 'line', lines, () => draw(main));
+  source = followLog('/api/logs', 'line', lines, () => draw(main), main);
 }
 
 /** Stops following the log. */
@@ -1450,7 +1652,7 @@ export async function render(main) {
             text: #####"""
 // Requests: every rules decision of Firestore, Storage and the Realtime Database, live (the UI API's event stream), newest first;
 // open one to see its rules with each evaluated expression marked true, false or error, and its value.
-import { followLog, html, toast } from './api.js';
+import { followLog, html, replaceHTML, toast } from './api.js';
 
 const shown = 500;
 let source = null;
@@ -1471,12 +1673,17 @@ function when(iso) {
 
 function drawList(main) {
   const rows = visible().slice(-shown).reverse().map((e) => html`<tr data-id="${e.id}" tabindex="0" ${html.raw(e.id === selected ? 'aria-selected="true"' : '')}>
-    <td class="mono">${when(e.time)}</td><td>${e.service}</td><td>${e.method}</td><td class="mono">${e.path}</td>
+    <td class="mono">${when(e.time)}</td><td>${e.service}</td><td>${e.method}</td><td class="mono path">${breakable(e.path)}</td>
     <td>${e.uid ? html`<span class="mono">${e.uid}</span>` : html`<span class="muted">unauthenticated</span>`}</td>
     <td><span class="state ${e.allowed ? 'on' : 'bad'}">${e.allowed ? 'Allowed' : 'Denied'}</span></td></tr>`);
-  main.querySelector('[data-list]').innerHTML = rows.length
-    ? html`<table><thead><tr><th>Time</th><th>Service</th><th>Method</th><th>Path</th><th>Who</th><th>Outcome</th></tr></thead><tbody>${rows}</tbody></table>`.__html
-    : html`<p class="empty">${entries.length ? 'No request matches the filters.' : 'No rules decisions yet. Requests from your app that the rules decide show here as they happen (an administrator\'s are not decided).'}</p>`.__html;
+  replaceHTML(main.querySelector('[data-list]'), rows.length
+    ? html`<table><thead><tr><th>Time</th><th>Service</th><th>Method</th><th>Path</th><th>Who</th><th>Outcome</th></tr></thead><tbody>${rows}</tbody></table>`
+    : html`<p class="empty">${entries.length ? 'No request matches the filters.' : 'No rules decisions yet. Requests from your app that the rules decide show here as they happen (an administrator\'s are not decided).'}</p>`);
+}
+
+/** `path` with a line-break opportunity after each `/`, so long paths wrap between segments, not inside them. */
+function breakable(path) {
+  return html.raw(path.split('/').map((segment) => html`${segment}`.__html).join('/<wbr>'));
 }
 
 /** The outcome class of one report entry: t(rue), f(alse), e(rror) or v(alue). */
@@ -1486,6 +1693,37 @@ function outcome(entry) {
   if (values.some((v) => v.value.boolValue === false)) return 'f';
   if (values.some((v) => v.value.boolValue === true)) return 't';
   return values.length ? 'v' : null;
+}
+
+/** Every evaluated expression of `reports` (nested), with its outcome class, in the order of the file. */
+function evaluated(reports) {
+  const all = [];
+  const visit = (report) => {
+    const kind = outcome(report);
+    if (kind) all.push({ kind, report });
+    (report.children || []).forEach(visit);
+  };
+  reports.forEach(visit);
+  return all.sort((a, b) => a.report.sourcePosition.currentOffset - b.report.sourcePosition.currentOffset);
+}
+
+const outcomeNames = { t: 'true', f: 'false', e: 'error', v: 'value' };
+
+/**
+ * A table of the expressions of `content` that `reports` evaluated: where, the expression's text and what it
+ * gave, so a value can be read without hovering.
+ */
+function expressionTable(content, reports) {
+  const characters = Array.from(content);
+  const rows = evaluated(reports).map(({ kind, report }) => {
+    const { line, column, currentOffset, endOffset } = report.sourcePosition;
+    const text = characters.slice(currentOffset, endOffset + 1).join('');
+    return html`<tr><td class="mono">${line}:${column}</td><td class="mono">${text}</td>
+      <td><mark class="m-${kind}">${outcomeNames[kind]}</mark></td><td class="mono">${report.valueText ?? ''}</td></tr>`;
+  });
+  return rows.length
+    ? html`<table class="expressions"><caption>Evaluated expressions</caption><thead><tr><th>Line</th><th>Expression</th><th>Outcome</th><th>Value</th></tr></thead><tbody>${rows}</tbody></table>`
+    : html``;
 }
 
 /** The rules file `content` with every evaluated expression of `reports` (nested ranges) marked. */
@@ -1498,7 +1736,7 @@ function marked(content, reports) {
     if (kind) {
       const start = report.sourcePosition.currentOffset;
       const end = report.sourcePosition.endOffset + 1;
-      const label = { t: 'true', f: 'false', e: 'error', v: 'value' }[kind];
+      const label = outcomeNames[kind];
       const title = report.valueText !== undefined ? `${label}: ${report.valueText}` : label;
       (opens.get(start) || opens.set(start, []).get(start)).push({ kind, title, end });
       closes.set(end, (closes.get(end) || 0) + 1);
@@ -1527,14 +1765,17 @@ async function showDetail(main, id) {
   const entry = await response.json();
   const files = entry.detail?.rules?.files || [];
   const reports = entry.detail?.report || [];
-  const sources = files.map((file) => html`<h3 class="mono">${file.name}</h3>
-    <pre class="rules">${html.raw(marked(file.content, reports.filter((r) => r.sourcePosition.fileName === file.name)))}</pre>`);
+  const sources = files.map((file) => {
+    const ofFile = reports.filter((r) => r.sourcePosition.fileName === file.name);
+    return html`<h3 class="mono">${file.name}</h3>
+      <pre class="rules">${html.raw(marked(file.content, ofFile))}</pre>${expressionTable(file.content, ofFile)}`;
+  });
   panel.innerHTML = html`<h2>${entry.method} <span class="mono">${entry.path}</span>
     <span class="state ${entry.allowed ? 'on' : 'bad'}">${entry.allowed ? 'Allowed' : 'Denied'}</span></h2>
     <p class="muted">${entry.service} · ${entry.uid ? `uid ${entry.uid}` : 'unauthenticated'} · ${new Date(entry.time).toLocaleString()}</p>
     <pre class="explanation">${entry.explanation}</pre>
     <p class="legend"><mark class="m-t">true</mark> <mark class="m-f">false</mark> <mark class="m-e">error</mark>
-    <mark class="m-v">other value</mark> <span class="muted">Hover an expression for its value.</span></p>
+    <mark class="m-v">other value</mark> <span class="muted">Hover an expression for its value, or read it in the table below.</span></p>
     ${sources.length ? sources : html`<p class="empty">No rules file.</p>`}`.__html;
 }
 
@@ -1569,7 +1810,7 @@ export async function render(main) {
   list.addEventListener('click', open);
   list.addEventListener('keydown', open);
   drawList(main);
-  source = followLog('/api/requests', 'request', entries, () => drawList(main));
+  source = followLog('/api/requests', 'request', entries, () => drawList(main), main);
 }
 
 /** Stops following the log. */
@@ -1583,13 +1824,32 @@ export function leave() {
             contentType: "text/javascript; charset=utf-8",
             text: #####"""
 // Storage: buckets and folders (one level at a time, as the Firebase API lists them), upload with progress
-// (a button or drag and drop), preview of images and PDFs, download, delete, metadata and download tokens.
-import { call, currentConfig, html, origin, toast } from './api.js';
+// (a button or drag and drop), preview of images and PDFs, download, delete, metadata (contents type, cache
+// control and custom metadata, edited) and download tokens (created and revoked).
+// Every byte is read as an administrator, as everything else here: a URL handed to the browser would be read
+// under storage.rules, and refused where they deny it or none are loaded. Previews and downloads show the bytes
+// from blob: URLs.
+import { call, currentConfig, dialog, html, origin, toast } from './api.js';
 
 let view = null;
+/**
+ * The preview of the selected object (`{key, url, error}`): its bytes as a blob: URL once read, revoked when
+ * another object is shown or the page is left.
+ */
+let preview = null;
 
 const encode = (name) => encodeURIComponent(name);
 const route = (bucket, prefix) => `#/storage/${encode(bucket)}${prefix ? '/' + prefix.split('/').filter(Boolean).map(encode).join('/') + '/' : ''}`;
+const objectPath = (bucket, name) => `/v0/b/${encode(bucket)}/o/${encode(name)}`;
+const baseName = (object) => object.name.split('/').pop();
+const plural = (count, noun) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+// Drawn, not emoji: not every system has an emoji font (Debian's Chromium shows empty boxes without one).
+const iconStyle = 'width:1em;height:1em;vertical-align:-.15em;color:var(--muted)';
+const folderIcon = html.raw(`<svg viewBox="0 0 16 16" aria-hidden="true" fill="currentColor" style="${iconStyle}">
+  <path d="M1 3.5A1.5 1.5 0 0 1 2.5 2h3.6l1.6 1.6h5.8A1.5 1.5 0 0 1 15 5.1v7.4a1.5 1.5 0 0 1-1.5 1.5h-11A1.5 1.5 0 0 1 1 12.5z"/></svg>`);
+const fileIcon = html.raw(`<svg viewBox="0 0 16 16" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="1.3"
+  stroke-linejoin="round" style="${iconStyle}"><path d="M3.5 1.5h5.5l3.5 3.5v9.5h-9z M9 1.5v3.5h3.5"/></svg>`);
 
 function size(bytes) {
   const units = ['B', 'KiB', 'MiB', 'GiB'];
@@ -1597,6 +1857,11 @@ function size(bytes) {
   let unit = 0;
   while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
   return `${unit ? value.toFixed(1) : value} ${units[unit]}`;
+}
+
+/** The message of an error the Storage emulator answered (`{"error": {"message"}}`), else its text or status. */
+function reason(text, status) {
+  try { return JSON.parse(text).error.message || text; } catch { return text || `status ${status}`; }
 }
 
 async function buckets() {
@@ -1613,13 +1878,14 @@ async function list(bucket, prefix) {
 }
 
 async function metadata(bucket, name) {
-  return call('storage', `/v0/b/${encode(bucket)}/o/${encode(name)}`);
+  return call('storage', objectPath(bucket, name));
 }
 
-/** A URL the browser can load without headers: the object with its first download token. */
-function mediaURL(bucket, object) {
-  const token = (object.downloadTokens || '').split(',')[0];
-  return `${origin('storage')}/v0/b/${encode(bucket)}/o/${encode(object.name)}?alt=media${token ? `&token=${encodeURIComponent(token)}` : ''}`;
+/** The object's bytes, read as an administrator whatever the rules say. */
+async function bytes(object) {
+  const response = await call('storage', `${objectPath(object.bucket, object.name)}?alt=media`, { raw: true });
+  if (!response.ok) throw new Error(`Reading ${object.name} failed: ${reason(await response.text(), response.status)}`);
+  return response.blob();
 }
 
 function upload(bucket, prefix, file, onProgress) {
@@ -1629,22 +1895,37 @@ function upload(bucket, prefix, file, onProgress) {
     request.setRequestHeader('Authorization', 'Bearer owner');
     request.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
     request.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
-    request.onload = () => (request.status < 300 ? resolve() : reject(new Error(`Upload of ${file.name} failed: ${request.status} ${request.responseText}`)));
-    request.onerror = () => reject(new Error(`Upload of ${file.name} failed.`));
+    request.onload = () => (request.status < 300 ? resolve()
+      : reject(new Error(`Upload of ${file.name} failed: ${reason(request.responseText, request.status)}`)));
+    request.onerror = () => reject(new Error(`Upload of ${file.name} failed: the Storage emulator did not answer.`));
     request.send(file);
   });
 }
 
+/** What the preview of `object` shows (its bytes, as which type), or '' when it has none. */
+function previewKey(object) {
+  const type = object?.contentType || '';
+  if (!type.startsWith('image/') && type !== 'application/pdf') return '';
+  return `${object.bucket}/${object.name}#${object.generation} ${type}`;
+}
+
+function releasePreview() {
+  if (preview?.url) URL.revokeObjectURL(preview.url);
+  preview = null;
+}
+
 function draw(main) {
   const { bucket, prefix, all, folders, files, selected } = view;
+  // A preview that failed is tried again.
+  if (preview && (preview.key !== previewKey(selected) || preview.error)) releasePreview();
   const crumbs = [html`<a href="${route(bucket, '')}">${bucket}</a>`];
   const parts = prefix.split('/').filter(Boolean);
   parts.forEach((part, index) => crumbs.push(html` / <a href="${route(bucket, parts.slice(0, index + 1).join('/'))}">${part}</a>`));
   // The Firebase API lists names only: a file's size and type show when it is opened.
   const rows = [
-    ...folders.map((folder) => html`<tr><td><span aria-hidden="true">📁</span> <a href="${route(bucket, folder)}">${folder.slice(prefix.length)}</a></td><td class="muted">folder</td></tr>`),
+    ...folders.map((folder) => html`<tr><td>${folderIcon} <a href="${route(bucket, folder)}">${folder.slice(prefix.length)}</a></td><td class="muted">folder</td></tr>`),
     ...files.map((file) => html`<tr data-name="${file.name}" ${html.raw(selected?.name === file.name ? 'aria-selected="true"' : '')}>
-      <td><span aria-hidden="true">📄</span> <button type="button" class="link" data-open="${file.name}">${file.name.slice(prefix.length)}</button></td><td class="muted">file</td></tr>`),
+      <td>${fileIcon} <button type="button" class="link" data-open="${file.name}">${file.name.slice(prefix.length)}</button></td><td class="muted">file</td></tr>`),
   ];
   const options = all.map((name) => html`<option ${html.raw(name === bucket ? 'selected' : '')}>${name}</option>`);
   main.querySelector('[data-body]').innerHTML = html`
@@ -1656,23 +1937,92 @@ function draw(main) {
       ${rows.length ? html`<table><thead><tr><th>Name</th><th>Kind</th></tr></thead><tbody>${rows}</tbody></table>`
         : html`<p class="empty">No files here. Drop files on this panel, or use Upload files.</p>`}</div>
       <section class="panel scroll" data-detail>${selected ? detail(selected) : html`<p class="empty">Pick a file to see it and its metadata.</p>`}</section></div>`.__html;
+  if (previewKey(selected) && !preview) loadPreview(main);
+}
+
+/** Reads the selected object's bytes and shows them, unless another object was picked meanwhile. */
+async function loadPreview(main) {
+  const reading = { key: previewKey(view.selected), url: null, error: null };
+  preview = reading;
+  try {
+    const blob = await bytes(view.selected);
+    if (preview !== reading) return;
+    reading.url = URL.createObjectURL(blob);
+  } catch (error) {
+    reading.error = error.message;
+  }
+  if (preview === reading) main.querySelector('[data-detail]').innerHTML = detail(view.selected).__html;
 }
 
 function detail(object) {
-  const url = mediaURL(view.bucket, object);
   const type = object.contentType || '';
-  const preview = type.startsWith('image/') ? html`<img class="preview" src="${url}" alt="${object.name}">`
+  const key = previewKey(object);
+  const { url, error } = preview?.key === key ? preview : {};
+  const shown = !key ? html`<p class="muted">No preview for ${type || 'this type'}.</p>`
+    : error ? html`<p class="error">${error}</p>`
+    : !url ? html`<p class="muted">Loading the preview…</p>`
     : type === 'application/pdf' ? html`<iframe class="preview" src="${url}" title="${object.name}"></iframe>`
-    : html`<p class="muted">No preview for ${type || 'this type'}.</p>`;
-  const fields = ['name', 'bucket', 'contentType', 'md5Hash', 'crc32c', 'generation', 'timeCreated', 'updated', 'downloadTokens']
-    .filter((key) => object[key] !== undefined)
-    .map((key) => html`<tr><th>${key}</th><td class="mono">${String(object[key])}</td></tr>`);
+    : html`<img class="preview" src="${url}" alt="${object.name}">`;
+  const fields = ['name', 'bucket', 'contentType', 'cacheControl', 'md5Hash', 'crc32c', 'generation', 'timeCreated', 'updated']
+    .filter((field) => object[field] !== undefined)
+    .map((field) => html`<tr><th>${field}</th><td class="mono">${String(object[field])}</td></tr>`);
   fields.splice(2, 0, html`<tr><th>size</th><td class="mono">${size(object.size)} (${object.size} bytes)</td></tr>`);
-  const custom = Object.entries(object.metadata || {}).map(([key, value]) => html`<tr><th>metadata.${key}</th><td class="mono">${value}</td></tr>`);
-  return html`<h2 class="mono">${object.name.split('/').pop()}</h2>${preview}
-    <div class="toolbar"><a class="button" href="${url}" download="${object.name.split('/').pop()}">Download</a>
+  const custom = Object.entries(object.metadata || {}).map(([name, value]) => html`<tr><th>metadata.${name}</th><td class="mono">${value}</td></tr>`);
+  const tokens = (object.downloadTokens || '').split(',').filter(Boolean).map((token) => html`<tr><td class="mono">${token}</td>
+    <td><button type="button" class="danger" data-revoke-token="${token}" aria-label="Revoke token ${token}">Revoke</button></td></tr>`);
+  return html`<h2 class="mono">${baseName(object)}</h2>${shown}
+    <div class="toolbar"><button type="button" data-download>Download</button>
+    <button type="button" data-edit-metadata>Edit metadata</button>
     <button type="button" class="danger" data-delete="${object.name}">Delete</button></div>
-    <table class="meta">${fields}${custom}</table>`;
+    <table class="meta">${fields}${custom}</table>
+    <h2>Download tokens</h2>
+    <p class="muted">Anyone with a token reads the file, whatever the rules say. A file always has one: revoking the last makes a new one.</p>
+    <table class="meta"><tbody>${tokens}</tbody></table>
+    <div class="toolbar"><button type="button" data-create-token>Create a token</button></div>`;
+}
+
+/** Saves the object's bytes as a file, from a blob: URL revoked once the download has started. */
+async function download(object) {
+  const url = URL.createObjectURL(await bytes(object));
+  const link = Object.assign(document.createElement('a'), { href: url, download: baseName(object) });
+  link.click();
+  // The download reads the URL after this task: revoked at once, it would find nothing.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+function metadataForm(object) {
+  const custom = Object.entries(object.metadata || {}).map(([name, value], index) => html`<div class="row2">
+    <div><label for="m-value-${index}" class="mono">${name}</label><input id="m-value-${index}" name="value:${name}" value="${value}"></div>
+    <div><label style="margin-top:2rem"><input type="checkbox" name="remove:${name}"> Remove ${name}</label></div></div>`);
+  return html`<div class="row2"><div><label for="m-type">Content type</label><input id="m-type" name="contentType" value="${object.contentType || ''}"></div>
+    <div><label for="m-cache">Cache control</label><input id="m-cache" name="cacheControl" placeholder="public, max-age=3600" value="${object.cacheControl || ''}"></div></div>
+    <fieldset class="accounts"><legend>Custom metadata</legend>${custom}
+    <div class="row2"><div><label for="m-new-key">Add a key</label><input id="m-new-key" name="newKey"></div>
+    <div><label for="m-new-value">Its value</label><input id="m-new-value" name="newValue"></div></div></fieldset>`;
+}
+
+/** Edits the object's contents type, cache control and custom metadata (a PATCH: `null` removes). */
+async function editMetadata(object) {
+  const current = object.metadata || {};
+  const values = await dialog(`Metadata of ${baseName(object)}`, metadataForm(object), {
+    validate: (typed) => {
+      if (typed.newValue && !typed.newKey) return 'Name the key of the new value.';
+      if (typed.newKey in current) return `${typed.newKey} is already a key: change its value above.`;
+      if (typed.newKey === 'firebaseStorageDownloadTokens') return 'Download tokens are created and revoked below the metadata.';
+      return null;
+    },
+  });
+  if (!values) return null;
+  const changes = {};
+  for (const [name, value] of Object.entries(current)) {
+    if (values[`remove:${name}`]) changes[name] = null;
+    else if (values[`value:${name}`] !== value) changes[name] = values[`value:${name}`];
+  }
+  if (values.newKey) changes[values.newKey] = values.newValue;
+  return call('storage', objectPath(object.bucket, object.name), {
+    method: 'PATCH',
+    body: { contentType: values.contentType || null, cacheControl: values.cacheControl || null, metadata: changes },
+  });
 }
 
 async function load(main) {
@@ -1684,51 +2034,80 @@ async function load(main) {
 
 async function uploadAll(main, files) {
   const progress = main.querySelector('[data-progress]');
+  let failed = 0;
   for (const file of files) {
     const bar = document.createElement('p');
     bar.innerHTML = html`<span class="mono">${file.name}</span> <progress max="1" value="0" aria-label="Upload of ${file.name}"></progress>`.__html;
     progress.append(bar);
     try {
       await upload(view.bucket, view.prefix, file, (fraction) => { bar.querySelector('progress').value = fraction; });
-      bar.remove();
     } catch (error) {
-      bar.remove();
+      failed += 1;
       toast(error.message, true);
+    } finally {
+      bar.remove();
     }
   }
-  toast(`${files.length} file${files.length === 1 ? '' : 's'} uploaded.`);
+  // Each failure has its own message; several files end with the count of each.
+  if (!failed) toast(`${plural(files.length, 'file')} uploaded.`);
+  else if (files.length > 1) toast(`${files.length - failed} of ${plural(files.length, 'file')} uploaded; ${failed} failed.`, true);
   await load(main);
+}
+
+/** Runs what a button of the page asks. */
+async function act(main, button) {
+  const { dataset } = button;
+  const selected = view.selected;
+  if (dataset.open) {
+    view.selected = await metadata(view.bucket, dataset.open);
+    draw(main);
+  } else if (dataset.delete) {
+    if (!confirm(`Delete ${dataset.delete}?`)) return;
+    await call('storage', objectPath(view.bucket, dataset.delete), { method: 'DELETE' });
+    view.selected = null;
+    toast('File deleted.');
+    await load(main);
+  } else if (dataset.download !== undefined) {
+    await download(selected);
+  } else if (dataset.editMetadata !== undefined) {
+    const updated = await editMetadata(selected);
+    if (!updated) return;
+    view.selected = updated;
+    draw(main);
+    toast('Metadata saved.');
+  } else if (dataset.createToken !== undefined) {
+    view.selected = await call('storage', `${objectPath(selected.bucket, selected.name)}?create_token=true`, { method: 'POST' });
+    draw(main);
+    toast('Download token created.');
+  } else if (dataset.revokeToken) {
+    if (!confirm(`Revoke download token ${dataset.revokeToken}? Links that carry it stop working.`)) return;
+    view.selected = await call('storage', `${objectPath(selected.bucket, selected.name)}?delete_token=${encode(dataset.revokeToken)}`, { method: 'POST' });
+    draw(main);
+    toast('Download token revoked.');
+  }
 }
 
 /** Renders the Storage browser for the bucket and folder in `args` into `main`. */
 export async function render(main, args) {
   const bucket = args[0] || `${currentConfig().projectId}.appspot.com`;
   const prefix = args.slice(1).map((part) => part + '/').join('');
+  releasePreview();
   view = { bucket, prefix, all: [], folders: [], files: [], selected: null };
   main.innerHTML = html`<h1>Storage</h1><div data-body><p class="empty">Loading…</p></div>`.__html;
-  main.querySelector('[data-body]').addEventListener('change', (event) => {
+  const body = main.querySelector('[data-body]');
+  body.addEventListener('change', (event) => {
     if (event.target.matches('[data-bucket]')) location.hash = route(event.target.value, '');
     if (event.target.matches('[data-upload]')) uploadAll(main, [...event.target.files]);
   });
-  main.querySelector('[data-body]').addEventListener('click', async (event) => {
-    const target = event.target.closest('button');
-    if (!target) return;
+  body.addEventListener('click', async (event) => {
+    const button = event.target.closest('button');
+    if (!button) return;
     try {
-      if (target.dataset.open) {
-        view.selected = await metadata(view.bucket, target.dataset.open);
-        draw(main);
-      } else if (target.dataset.delete) {
-        if (!confirm(`Delete ${target.dataset.delete}?`)) return;
-        await call('storage', `/v0/b/${encode(view.bucket)}/o/${encode(target.dataset.delete)}`, { method: 'DELETE' });
-        view.selected = null;
-        toast('File deleted.');
-        await load(main);
-      }
+      await act(main, button);
     } catch (error) {
       toast(error.message, true);
     }
   });
-  const body = main.querySelector('[data-body]');
   body.addEventListener('dragover', (event) => { if (event.target.closest('[data-drop]')) event.preventDefault(); });
   body.addEventListener('drop', (event) => {
     if (!event.target.closest('[data-drop]')) return;
@@ -1736,6 +2115,11 @@ export async function render(main, args) {
     uploadAll(main, [...event.dataTransfer.files]);
   });
   await load(main);
+}
+
+/** Lets the preview's bytes go. */
+export function leave() {
+  releasePreview();
 }
 
 """#####),
@@ -1759,42 +2143,114 @@ export function typeOf(value) {
   return 'null';
 }
 
-/** A plain JavaScript value for a map or array value (timestamps and the like become text). */
-export function toPlain(value) {
-  if ('mapValue' in value) return Object.fromEntries(Object.entries(value.mapValue.fields || {}).map(([k, v]) => [k, toPlain(v)]));
-  if ('arrayValue' in value) return (value.arrayValue.values || []).map(toPlain);
-  if ('integerValue' in value) return Number(value.integerValue);
-  if ('doubleValue' in value) return Number(value.doubleValue);
+/**
+ * Maps and arrays are edited as JSON. A value inside them that JSON cannot say exactly is written as an
+ * object with one `$` key: `{"$timestamp": "2024-05-01T10:00:00Z"}`, `{"$geopoint": [52.37, 4.9]}`,
+ * `{"$reference": "users/alice"}`, `{"$bytes": "aGk="}`, `{"$integer": "9007199254740993"}` (past 2^53) and
+ * `{"$double": 1}` (a double with an integral value, or `"NaN"`, `"Infinity"`, `"-Infinity"`), so
+ * saving a map unchanged stores exactly what was there.
+ */
+export const tagsHelp = 'Inside maps and arrays: {"$timestamp": "2024-05-01T10:00:00Z"}, {"$geopoint": [lat, lng]}, '
+  + '{"$reference": "users/alice"}, {"$bytes": "base64"}, {"$integer": "…"} past 2^53, {"$double": 1}.';
+
+const tags = ['$timestamp', '$geopoint', '$reference', '$bytes', '$integer', '$double'];
+
+/** The editable JSON of a value (see `tagsHelp`); references are shown relative to `databaseRoot`. */
+export function toEditable(value, databaseRoot) {
+  if ('mapValue' in value) return Object.fromEntries(Object.entries(value.mapValue.fields || {}).map(([k, v]) => [k, toEditable(v, databaseRoot)]));
+  if ('arrayValue' in value) return (value.arrayValue.values || []).map((v) => toEditable(v, databaseRoot));
+  if ('integerValue' in value) {
+    const number = Number(value.integerValue);
+    return Number.isSafeInteger(number) ? number : { $integer: String(value.integerValue) };
+  }
+  if ('doubleValue' in value) {
+    const number = Number(value.doubleValue);
+    if (!Number.isFinite(number)) return { $double: String(number) };
+    return Number.isInteger(number) ? { $double: number } : number;
+  }
   if ('booleanValue' in value) return value.booleanValue;
   if ('nullValue' in value) return null;
-  if ('geoPointValue' in value) return { latitude: value.geoPointValue.latitude || 0, longitude: value.geoPointValue.longitude || 0 };
-  return Object.values(value)[0];
+  if ('stringValue' in value) return value.stringValue;
+  if ('timestampValue' in value) return { $timestamp: value.timestampValue };
+  if ('geoPointValue' in value) return { $geopoint: [value.geoPointValue.latitude || 0, value.geoPointValue.longitude || 0] };
+  if ('referenceValue' in value) return { $reference: relativeReference(value.referenceValue, databaseRoot) };
+  if ('bytesValue' in value) return { $bytes: value.bytesValue };
+  return null;
 }
 
-/** The proto3 JSON value of plain JSON (numbers that are integers become integers). */
-export function fromPlain(plain) {
+/** A reference's path below `databaseRoot`, or its whole name when it points into another database. */
+function relativeReference(name, databaseRoot) {
+  return name.startsWith(databaseRoot + '/') ? name.slice(databaseRoot.length + 1) : name;
+}
+
+/**
+ * Parses JSON keeping what `JSON.parse` alone would lose: integers past 2^53 become `{"$integer": text}` and
+ * numbers written with a point or an exponent `{"$double": n}`, so `1.0` stays a double.
+ */
+export function parseExactJSON(text) {
+  return JSON.parse(text, (key, value, context) => {
+    if (typeof value !== 'number' || !context?.source) return value;
+    if (/[.eE]/.test(context.source)) return { $double: value };
+    return Number.isSafeInteger(value) ? value : { $integer: context.source };
+  });
+}
+
+/** The proto3 JSON value of editable JSON (see `tagsHelp`); throws an Error saying what is wrong. */
+export function fromEditable(plain, databaseRoot) {
   if (plain === null) return { nullValue: null };
-  if (Array.isArray(plain)) return { arrayValue: { values: plain.map(fromPlain) } };
-  if (typeof plain === 'object') return { mapValue: { fields: Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, fromPlain(v)])) } };
+  if (Array.isArray(plain)) return { arrayValue: { values: plain.map((v) => fromEditable(v, databaseRoot)) } };
+  if (typeof plain === 'object') {
+    const keys = Object.keys(plain);
+    if (keys.length === 1 && tags.includes(keys[0])) return fromTag(keys[0], plain[keys[0]], databaseRoot);
+    return { mapValue: { fields: Object.fromEntries(keys.map((k) => [k, fromEditable(plain[k], databaseRoot)])) } };
+  }
   if (typeof plain === 'boolean') return { booleanValue: plain };
   if (typeof plain === 'number') return Number.isInteger(plain) ? { integerValue: String(plain) } : { doubleValue: plain };
   return { stringValue: String(plain) };
 }
 
+function fromTag(tag, content, databaseRoot) {
+  const text = typeof content === 'object' && content !== null && '$double' in content ? String(content.$double) : String(content);
+  switch (tag) {
+    case '$timestamp': return parse(text, 'timestamp', databaseRoot);
+    case '$geopoint':
+      if (!Array.isArray(content) || content.length !== 2) throw new Error('A $geopoint is [latitude, longitude].');
+      return parse(content.map((c) => (typeof c === 'object' && c !== null ? c.$double : c)).join(','), 'geopoint', databaseRoot);
+    case '$reference': return parse(text, 'reference', databaseRoot);
+    case '$bytes': return parse(text, 'bytes', databaseRoot);
+    case '$integer':
+      if (!/^-?\d+$/.test(text.trim())) throw new Error('An $integer is written as its digits.');
+      return parse(text, 'number', databaseRoot);
+    case '$double': {
+      const value = parse(text, 'number', databaseRoot);
+      return 'integerValue' in value ? { doubleValue: Number(value.integerValue) } : value;
+    }
+    default: throw new Error(`Unknown tag ${tag}.`);
+  }
+}
+
 /** The text an input shows for a value of `type`. */
-export function editText(value, type) {
+export function editText(value, type, databaseRoot = '') {
   switch (type) {
     case 'string': return value.stringValue ?? '';
     case 'number': return value.integerValue ?? String(value.doubleValue ?? 0);
     case 'boolean': return String(Boolean(value.booleanValue));
     case 'timestamp': return value.timestampValue ?? new Date().toISOString();
     case 'geopoint': return `${value.geoPointValue?.latitude || 0}, ${value.geoPointValue?.longitude || 0}`;
-    case 'reference': return value.referenceValue ?? '';
+    case 'reference': return value.referenceValue ? relativeReference(value.referenceValue, databaseRoot) : '';
     case 'bytes': return value.bytesValue ?? '';
-    case 'map': case 'array': return JSON.stringify(toPlain(value), null, 2);
+    case 'map': case 'array': return JSON.stringify(toEditable(value, databaseRoot), null, 2);
     default: return '';
   }
 }
+
+/** The text a new value of `type` starts with in the editor. */
+export function exampleText(type) {
+  return { number: '0', boolean: 'true', timestamp: new Date().toISOString(), geopoint: '0, 0', map: '{}', array: '[]' }[type] ?? '';
+}
+
+const int64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+const timestampPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 /** Parses the editor's text as a value of `type`; throws an Error saying what is wrong. */
 export function parse(text, type, databaseRoot) {
@@ -1802,41 +2258,58 @@ export function parse(text, type, databaseRoot) {
     case 'string': return { stringValue: text };
     case 'number': {
       const trimmed = text.trim();
-      if (/^-?\d+$/.test(trimmed)) return { integerValue: trimmed };
+      if (/^-?\d+$/.test(trimmed)) {
+        if (BigInt(trimmed) < int64.min || BigInt(trimmed) > int64.max) {
+          throw new Error('An integer is 64-bit, from -9223372036854775808 to 9223372036854775807; write a larger number with a decimal point.');
+        }
+        return { integerValue: String(BigInt(trimmed)) };
+      }
+      if (['NaN', 'Infinity', '-Infinity'].includes(trimmed)) return { doubleValue: trimmed };
       const number = Number(trimmed);
-      if (trimmed === '' || Number.isNaN(number) && trimmed !== 'NaN') throw new Error('Enter a number.');
+      if (trimmed === '' || !Number.isFinite(number)) throw new Error('Enter a number (or NaN, Infinity, -Infinity).');
       return { doubleValue: number };
     }
-    case 'boolean': return { booleanValue: text === 'true' };
+    case 'boolean': {
+      const word = text.trim();
+      if (word !== 'true' && word !== 'false') throw new Error('Enter true or false.');
+      return { booleanValue: word === 'true' };
+    }
     case 'null': return { nullValue: null };
     case 'timestamp': {
-      const date = new Date(text);
-      if (Number.isNaN(date.getTime())) throw new Error('Enter a date and time, like 2024-05-01T10:00:00Z.');
-      return { timestampValue: /T.*(Z|[+-]\d\d:\d\d)$/.test(text) ? text : date.toISOString() };
+      const trimmed = text.trim();
+      const date = new Date(trimmed);
+      if (!timestampPattern.test(trimmed) || Number.isNaN(date.getTime())) {
+        throw new Error('Enter a date and time, like 2024-05-01T10:00:00Z.');
+      }
+      return { timestampValue: /T.*(Z|[+-]\d\d:\d\d)$/.test(trimmed) ? trimmed : date.toISOString() };
     }
     case 'geopoint': {
-      const parts = text.split(',').map((p) => Number(p.trim()));
-      if (parts.length !== 2 || parts.some(Number.isNaN) || Math.abs(parts[0]) > 90 || Math.abs(parts[1]) > 180) {
+      const parts = text.split(',').map((p) => p.trim());
+      const numbers = parts.map(Number);
+      if (parts.length !== 2 || parts.some((p) => p === '') || numbers.some((n) => !Number.isFinite(n))
+        || Math.abs(numbers[0]) > 90 || Math.abs(numbers[1]) > 180) {
         throw new Error('Enter latitude, longitude (from -90 to 90, and -180 to 180).');
       }
-      return { geoPointValue: { latitude: parts[0], longitude: parts[1] } };
+      return { geoPointValue: { latitude: numbers[0], longitude: numbers[1] } };
     }
     case 'reference': {
       const path = text.trim().replace(/^\/+/, '');
       if (path.startsWith('projects/')) return { referenceValue: path };
-      if (!path || path.split('/').length % 2 !== 0) throw new Error('Enter a document path, like users/alice.');
+      if (!path || path.split('/').length % 2 !== 0 || path.split('/').some((s) => !s)) throw new Error('Enter a document path, like users/alice.');
       return { referenceValue: `${databaseRoot}/${path}` };
     }
     case 'bytes': {
-      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text.trim())) throw new Error('Enter the bytes in base64.');
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text.trim()) || text.trim().length % 4 === 1) throw new Error('Enter the bytes in base64.');
       return { bytesValue: text.trim() };
     }
     case 'map': case 'array': {
       let plain;
-      try { plain = JSON.parse(text); } catch { throw new Error(`Enter the ${type} as JSON.`); }
+      try { plain = parseExactJSON(text); } catch { throw new Error(`Enter the ${type} as JSON.`); }
       if (type === 'map' && (plain === null || typeof plain !== 'object' || Array.isArray(plain))) throw new Error('Enter a JSON object.');
       if (type === 'array' && !Array.isArray(plain)) throw new Error('Enter a JSON array.');
-      return fromPlain(plain);
+      const value = fromEditable(plain, databaseRoot);
+      if (type === 'map' && !('mapValue' in value)) throw new Error('Enter a JSON object (a single $ key is a value, not a map).');
+      return value;
     }
     default: throw new Error(`Unknown type ${type}.`);
   }

@@ -110,20 +110,40 @@ export function dialog(title, content, { submit = 'Save', validate } = {}) {
       finish(values);
     });
     element.showModal();
-    const first = form.querySelector('input, select, textarea');
+    const first = form.querySelector('[autofocus]') || form.querySelector('input:not([readonly]), select, textarea');
     if (first) first.focus();
   });
 }
 
 /**
- * Follows a live log of the UI API (`/api/requests`, `/api/logs`): each server-sent `event` is parsed and
- * appended to `entries` (the newest 5,000 kept), and `redraw` runs once per animation frame at most.
- * Returns the EventSource, to close when the page is left.
+ * Replaces what `element` holds with `content` (an `html` value), keeping the keyboard focus on the control
+ * that had it when that control is drawn again (found by its id, else by its tag, data attributes, name,
+ * label and link), so live redraws never throw a keyboard user back to the top of the page.
  */
-export function followLog(url, event, entries, redraw) {
+export function replaceHTML(element, content) {
+  const focused = document.activeElement;
+  let selector = null;
+  if (focused && focused !== element && element.contains(focused)) {
+    selector = focused.id ? `#${CSS.escape(focused.id)}`
+      : focused.tagName.toLowerCase() + [...focused.attributes]
+        .filter((a) => a.name.startsWith('data-') || ['name', 'aria-label', 'href'].includes(a.name))
+        .map((a) => `[${a.name}="${CSS.escape(a.value)}"]`).join('');
+  }
+  element.innerHTML = content.__html;
+  if (selector) element.querySelector(selector)?.focus({ preventScroll: true });
+}
+
+/**
+ * Follows a live log of the UI API (`/api/requests`, `/api/logs`): each server-sent `event` is parsed and
+ * appended to `entries` (the newest 5,000 kept), and `redraw` runs once per animation frame at most. It
+ * stops by itself once `scope` (the page's element) has left the document. Returns the EventSource, to
+ * close when the page is left.
+ */
+export function followLog(url, event, entries, redraw, scope) {
   let pending = false;
   const source = new EventSource(url);
   source.addEventListener(event, (message) => {
+    if (!scope.isConnected) { source.close(); return; }
     entries.push(JSON.parse(message.data));
     if (entries.length > 5000) entries.splice(0, entries.length - 5000);
     if (!pending) {
@@ -137,13 +157,15 @@ export function followLog(url, event, entries, redraw) {
 /**
  * Runs `refresh` again and again, `interval` ms apart, or further apart when it takes long (at most a quarter
  * of the time is spent in it), skipping turns while a dialog is open (a redraw would take its input away).
- * Returns the function that stops it, for when the page is left.
+ * It stops by itself once `scope` (the page's element) has left the document, so a page left before its
+ * first draw finished leaves nothing running. Returns the function that stops it, for when the page is left.
  */
-export function refreshEvery(interval, refresh) {
+export function refreshEvery(interval, refresh, scope) {
   let timer = null;
   let stopped = false;
   const next = (delay) => {
     timer = setTimeout(async () => {
+      if (!scope.isConnected) stopped = true;
       if (stopped) return;
       const started = performance.now();
       if (!document.querySelector('dialog[open]')) await refresh().catch(() => {});

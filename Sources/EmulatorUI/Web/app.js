@@ -49,12 +49,26 @@ async function show() {
     if (link.dataset.route === page.route) link.setAttribute('aria-current', 'page');
   }
   document.title = `${page.title} · Hearth Emulator Suite`;
-  const main = document.getElementById('page');
+  // Each visit draws into an element of its own: a page left before it finished drawing goes on into an
+  // element no longer shown, and its timers stop when they see that.
+  const body = document.createElement('div');
+  body.innerHTML = '<p class="empty">Loading…</p>';
+  document.getElementById('page').replaceChildren(body);
   try {
-    await page.module.render(main, args, params);
+    await page.module.render(body, args, params);
   } catch (error) {
-    main.innerHTML = html`<p class="error">${error.message}</p>`.__html;
+    if (body.isConnected) body.innerHTML = html`<p class="error">${error.message}</p>`.__html;
   }
+}
+
+/** Enter or Space on a focused label that stands for a hidden file input opens the file chooser. */
+function openFileChooserFromKeyboard(event) {
+  if (event.key !== 'Enter' && event.key !== ' ') return;
+  const label = event.target.closest?.('label[tabindex]');
+  const input = label?.querySelector('input[type=file]');
+  if (!input) return;
+  event.preventDefault();
+  input.click();
 }
 
 async function start() {
@@ -73,6 +87,7 @@ async function start() {
     .filter((p) => !p.needs || runs(p.needs))
     .map((p) => html`<a href="#/${p.route}" data-route="${p.route}">${p.title}</a>`.__html).join('');
   addEventListener('hashchange', show);
+  addEventListener('keydown', openFileChooserFromKeyboard);
   await show();
 }
 

@@ -1,12 +1,18 @@
-// Authentication: the users of the project (or of one of its tenants), searched, sorted and paged in the
-// page; add, edit, delete; the identity-provider accounts the emulator's sign-in page offers (those linked
-// to users: link and unlink them in a user's dialog); the project's one-account-per-email setting.
-// Users that apps or the Admin SDK create show within a second (the list is read again every second).
-import { call, currentConfig, dialog, html, refreshEvery, toast } from './api.js';
+// Authentication: the users of the project (or of one of its tenants), sorted and paged by the emulator, or
+// searched in the page; add, edit, delete; the identity-provider accounts the emulator's sign-in page offers
+// (those linked to users: link and unlink them in a user's dialog); the project's one-account-per-email setting.
+// Users that apps or the Admin SDK create show within a second. What is read every second stays small however
+// many users there are: the count and the page shown (50 users). A search and the accounts view need every user
+// (the API matches whole values only): they are read once, and again when the count changes or on Refresh.
+import { call, currentConfig, dialog, html, refreshEvery, replaceHTML, toast } from './api.js';
 
 const pageSize = 50;
 const refreshInterval = 1000;
-let state = { users: [], search: '', sort: 'createdAt', descending: true, page: 0, view: 'users' };
+/**
+ * What the page shows and what it read: `users` is one page of them in the order asked, or every user when
+ * `every` (a search, or the accounts view); `total` counts every user; `read` names the read that filled them.
+ */
+let state = { users: [], total: 0, every: false, read: '', search: '', sort: 'createdAt', descending: true, page: 0, view: 'users' };
 
 /** The identity providers the emulator's sign-in page stands in for. */
 const identityProviders = ['google.com', 'apple.com', 'facebook.com', 'github.com', 'microsoft.com', 'twitter.com', 'yahoo.com'];
@@ -24,16 +30,64 @@ async function tenants() {
   return (answer?.tenants || []).map((t) => ({ id: t.name.split('/').pop(), displayName: t.displayName || '' }));
 }
 
-async function loadUsers() {
-  const answer = await call('auth', `${base()}/accounts:query`, { method: 'POST', body: {} });
-  state.users = answer?.userInfo || [];
+/** The `SortByField` of each column the emulator sorts by. */
+const sortFields = { email: 'USER_EMAIL', displayName: 'NAME', createdAt: 'CREATED_AT', lastLoginAt: 'LAST_LOGIN_AT', localId: 'USER_ID' };
+
+/** What the table needs read: every user, or the page shown in the order asked (the `accounts:query` body). */
+function wanted() {
+  if (state.search || state.view === 'accounts') return { every: true, query: {} };
+  return {
+    every: false,
+    query: { sortBy: sortFields[state.sort], order: state.descending ? 'DESC' : 'ASC', offset: state.page * pageSize, limit: pageSize },
+  };
 }
 
-/** Reads the users again and redraws the table if they changed. */
+/** Names a read: what was wanted, of which tenant. */
+const wantedKey = () => JSON.stringify([tenant, wanted()]);
+
+async function countUsers() {
+  const answer = await call('auth', `${base()}/accounts:query`, { method: 'POST', body: { returnUserInfo: false } });
+  return Number(answer?.recordsCount || 0);
+}
+
+/** The read under way (`{key, done}`): whoever wants the same users meanwhile (a burst of keystrokes) shares it. */
+let reading = null;
+
+/**
+ * Reads the users `wanted()` names into `state`, sharing a read of the same under way unless `fresh` (after a
+ * change). A read the page moved on from before it was answered is dropped.
+ */
+function loadUsers(fresh = false) {
+  const { every, query } = wanted();
+  const key = wantedKey();
+  if (fresh || reading?.key !== key) {
+    const done = (async () => {
+      const [total, answer] = await Promise.all([
+        countUsers(), call('auth', `${base()}/accounts:query`, { method: 'POST', body: query })]);
+      if (wantedKey() !== key) return;
+      Object.assign(state, { total, users: answer?.userInfo || [], every, read: key });
+      // Users deleted elsewhere can leave the page shown past the last one.
+      if (!every && state.page > 0 && state.page * pageSize >= total) {
+        state.page = Math.max(0, Math.ceil(total / pageSize) - 1);
+        await loadUsers(true);
+      }
+    })().finally(() => { if (reading?.done === done) reading = null; });
+    reading = { key, done };
+  }
+  return reading.done;
+}
+
+/** Draws the table, reading the users first when it needs others than those read (another page or order). */
+async function show(main) {
+  if (state.read !== wantedKey()) await loadUsers();
+  table(main);
+}
+
+/** Redraws the table if the users changed: the count and the page each time, every user only when the count changed. */
 async function poll(main) {
+  if (state.every && state.read === wantedKey() && await countUsers() === state.total) return;
   await loadUsers();
-  const text = JSON.stringify(state.users);
-  if (text !== drawn) table(main);
+  if (JSON.stringify([state.total, state.users]) !== drawn) table(main);
 }
 
 function provider(user) {
@@ -83,21 +137,23 @@ function accountsTable(main) {
   const rows = accounts.map((a) => html`<tr><td>${a.providerId}</td><td class="mono">${a.rawId || ''}</td><td>${a.email || ''}</td>
     <td>${a.displayName || ''}</td><td class="mono">${a.user.localId}</td>
     <td><button type="button" data-edit="${a.user.localId}">Edit user</button></td></tr>`);
-  main.querySelector('[data-table]').innerHTML = html`<p class="muted">The accounts the emulator's sign-in page offers for
+  replaceHTML(main.querySelector('[data-table]'), html`<p class="muted">The accounts the emulator's sign-in page offers for
     <span class="mono">signInWithPopup</span> and <span class="mono">signInWithRedirect</span>: each is linked to a user. Link one in
     a user's dialog, or add a new account on the sign-in page itself.</p>
     <table><thead><tr><th scope="col">Provider</th><th scope="col">Account ID</th><th scope="col">Email</th>
     <th scope="col">Display name</th><th scope="col">User UID</th><th><span class="muted">Actions</span></th></tr></thead>
-    <tbody>${rows.length ? rows : html`<tr><td colspan="6" class="empty">No identity-provider accounts${state.search ? ' match the search' : ''}. Link one to a user, or sign in with a provider from your app.</td></tr>`}</tbody></table>`.__html;
+    <tbody>${rows.length ? rows : html`<tr><td colspan="6" class="empty">No identity-provider accounts${state.search ? ' match the search' : ''}. Link one to a user, or sign in with a provider from your app.</td></tr>`}</tbody></table>`);
 }
 
 function table(main) {
-  drawn = JSON.stringify(state.users);
+  drawn = JSON.stringify([state.total, state.users]);
   if (state.view === 'accounts') { accountsTable(main); return; }
-  const users = visibleUsers();
-  const pages = Math.max(1, Math.ceil(users.length / pageSize));
-  state.page = Math.min(state.page, pages - 1);
-  const shown = users.slice(state.page * pageSize, (state.page + 1) * pageSize);
+  // With every user here (a search), they are filtered, sorted and paged here; else the emulator sent the page.
+  const matching = state.every ? visibleUsers() : null;
+  const count = matching ? matching.length : state.total;
+  const pages = Math.max(1, Math.ceil(count / pageSize));
+  if (matching) state.page = Math.min(state.page, pages - 1);
+  const shown = matching ? matching.slice(state.page * pageSize, (state.page + 1) * pageSize) : state.users;
   const header = columns.map(([key, title]) => {
     if (!key) return html`<th scope="col">${title}</th>`;
     const mark = state.sort === key ? (state.descending ? ' ▼' : ' ▲') : '';
@@ -110,40 +166,48 @@ function table(main) {
       <td><button type="button" data-edit="${user.localId}">Edit</button>
       <button type="button" class="danger" data-delete="${user.localId}">Delete</button></td></tr>`);
   const body = rows.length ? rows
-    : html`<tr><td colspan="7" class="empty">${state.users.length ? 'No user matches the search.' : 'No users yet. Add one here, or sign up from your app.'}</td></tr>`;
-  main.querySelector('[data-table]').innerHTML = html`<table><thead><tr>${header}<th><span class="muted">Actions</span></th></tr></thead>
+    : html`<tr><td colspan="7" class="empty">${state.total ? 'No user matches the search.' : 'No users yet. Add one here, or sign up from your app.'}</td></tr>`;
+  replaceHTML(main.querySelector('[data-table]'), html`<table><thead><tr>${header}<th><span class="muted">Actions</span></th></tr></thead>
     <tbody>${body}</tbody></table>
-    <div class="toolbar" style="margin-top:.6rem"><span class="grow muted">${users.length} of ${state.users.length} users</span>
+    <div class="toolbar" style="margin-top:.6rem"><span class="grow muted">${count} of ${state.total} users</span>
     <button type="button" data-page="-1" ${html.raw(state.page === 0 ? 'disabled' : '')}>Previous</button>
     <span>Page ${state.page + 1} of ${pages}</span>
-    <button type="button" data-page="1" ${html.raw(state.page >= pages - 1 ? 'disabled' : '')}>Next</button></div>`.__html;
+    <button type="button" data-page="1" ${html.raw(state.page >= pages - 1 ? 'disabled' : '')}>Next</button></div>`);
 }
 
-function userForm(user) {
-  user = user || {};
+/** The dialog's values for `user` (none: a new user), in the shape the dialog gives them back. */
+function formValues(user) {
   let claims = '';
-  if (user.customAttributes) {
+  if (user?.customAttributes) {
     try { claims = JSON.stringify(JSON.parse(user.customAttributes), null, 2); } catch { claims = user.customAttributes; }
   }
-  return html`<div class="row2"><div><label for="u-name">Display name</label><input id="u-name" name="displayName" value="${user.displayName || ''}"></div>
-    <div><label for="u-phone">Phone number</label><input id="u-phone" name="phoneNumber" placeholder="+15555550100" value="${user.phoneNumber || ''}"></div></div>
-    <div class="row2"><div><label for="u-email">Email</label><input id="u-email" name="email" type="email" value="${user.email || ''}"></div>
-    <div><label for="u-password">Password${user.localId ? ' (leave empty to keep)' : ''}</label><input id="u-password" name="password" type="text" autocomplete="off"></div></div>
-    <label for="u-claims">Custom claims (JSON object)</label><textarea id="u-claims" name="claims" placeholder='{"admin": true}'>${claims}</textarea>
-    <label><input type="checkbox" name="disabled" ${html.raw(user.disabled ? 'checked' : '')}> Disabled</label>
-    ${identityFields(user)}`;
+  return {
+    displayName: user?.displayName || '', phoneNumber: user?.phoneNumber || '', email: user?.email || '', password: '',
+    claims, disabled: Boolean(user?.disabled), idp: '', idpEmail: '', idpName: '',
+  };
+}
+
+/** The dialog's fields for `user` (none: a new user), filled with `values`. */
+function userForm(user, values) {
+  return html`<div class="row2"><div><label for="u-name">Display name</label><input id="u-name" name="displayName" value="${values.displayName}"></div>
+    <div><label for="u-phone">Phone number</label><input id="u-phone" name="phoneNumber" placeholder="+15555550100" value="${values.phoneNumber}"></div></div>
+    <div class="row2"><div><label for="u-email">Email</label><input id="u-email" name="email" type="email" value="${values.email}"></div>
+    <div><label for="u-password">Password${user ? ' (leave empty to keep)' : ''}</label><input id="u-password" name="password" type="text" autocomplete="off" value="${values.password}"></div></div>
+    <label for="u-claims">Custom claims (JSON object)</label><textarea id="u-claims" name="claims" placeholder='{"admin": true}'>${values.claims}</textarea>
+    <label><input type="checkbox" name="disabled" ${html.raw(values.disabled ? 'checked' : '')}> Disabled</label>
+    ${identityFields(user, values)}`;
 }
 
 /** The user's identity-provider accounts (each may be unlinked) and the fields that link a new one. */
-function identityFields(user) {
-  const linked = (user.providerUserInfo || []).filter((p) => !['password', 'phone'].includes(p.providerId));
-  const rows = linked.map((p) => html`<label><input type="checkbox" name="unlink:${p.providerId}"> Unlink
+function identityFields(user, values) {
+  const linked = (user?.providerUserInfo || []).filter((p) => !['password', 'phone'].includes(p.providerId));
+  const rows = linked.map((p) => html`<label><input type="checkbox" name="unlink:${p.providerId}" ${html.raw(values[`unlink:${p.providerId}`] ? 'checked' : '')}> Unlink
     <span class="mono">${p.providerId}</span> ${p.email || p.rawId}${p.displayName ? ` (${p.displayName})` : ''}</label>`);
-  const options = identityProviders.map((id) => html`<option>${id}</option>`);
+  const options = identityProviders.map((id) => html`<option ${html.raw(id === values.idp ? 'selected' : '')}>${id}</option>`);
   return html`<fieldset class="accounts"><legend>Identity-provider accounts</legend>${rows}
     <div class="row3"><div><label for="u-idp">Link an account</label><select id="u-idp" name="idp"><option value="">(none)</option>${options}</select></div>
-    <div><label for="u-idp-email">Its email</label><input id="u-idp-email" name="idpEmail" type="email"></div>
-    <div><label for="u-idp-name">Its display name</label><input id="u-idp-name" name="idpName"></div></div></fieldset>`;
+    <div><label for="u-idp-email">Its email</label><input id="u-idp-email" name="idpEmail" type="email" value="${values.idpEmail}"></div>
+    <div><label for="u-idp-name">Its display name</label><input id="u-idp-name" name="idpName" value="${values.idpName}"></div></div></fieldset>`;
 }
 
 /** A new account ID, in the form of Google's (21 digits). */
@@ -151,16 +215,48 @@ function accountID() {
   return '1' + Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => String(b % 10)).join('');
 }
 
+/** The claims ID tokens carry themselves, which custom claims may not name (the emulator's list, production's). */
+const reservedClaims = ['acr', 'amr', 'at_hash', 'aud', 'auth_time', 'azp', 'c_hash', 'cnf', 'exp', 'firebase', 'iat', 'iss', 'jti', 'nbf', 'nonce', 'sub'];
+/** The most characters custom claims may take, as JSON (production's limit). */
+const claimsLimit = 1000;
+
 function validate(values) {
   if (values.claims.trim()) {
     let parsed;
     try { parsed = JSON.parse(values.claims); } catch { return 'Custom claims must be valid JSON.'; }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return 'Custom claims must be a JSON object.';
+    const reserved = Object.keys(parsed).filter((name) => reservedClaims.includes(name));
+    if (reserved.length) {
+      return `${reserved.join(', ')} ${reserved.length === 1 ? 'is a claim' : 'are claims'} every ID token carries: custom claims may not use ${reserved.length === 1 ? 'that name' : 'those names'}.`;
+    }
+    const length = JSON.stringify(parsed).length;
+    if (length > claimsLimit) return `Custom claims may take ${claimsLimit} characters at most (as JSON); these take ${length}.`;
   }
   if (values.password && values.password.length < 6) return 'The password must be 6 characters long or more.';
   if (values.phoneNumber && !/^\+[1-9]\d{1,14}$/.test(values.phoneNumber)) return 'The phone number must be in E.164 form, like +15555550100.';
   if (!values.idp && (values.idpEmail || values.idpName)) return 'Pick the provider of the account to link.';
   return null;
+}
+
+/** What the Identity Toolkit's refusals (`CODE` or `CODE : detail`) mean to someone filling in the dialog. */
+const refusals = {
+  EMAIL_EXISTS: 'A user with this email already exists.',
+  INVALID_EMAIL: 'The email address is not valid.',
+  WEAK_PASSWORD: 'The password must be 6 characters long or more.',
+  PHONE_NUMBER_EXISTS: 'A user with this phone number already exists.',
+  INVALID_PHONE_NUMBER: 'The phone number must be in E.164 form, like +15555550100.',
+  DUPLICATE_LOCAL_ID: 'A user with this UID already exists.',
+  FORBIDDEN_CLAIM: 'The custom claims use a name every ID token carries itself.',
+  CLAIMS_TOO_LARGE: `Custom claims may take ${claimsLimit} characters at most (as JSON).`,
+  INVALID_CLAIMS: 'Custom claims must be a JSON object.',
+  USER_NOT_FOUND: 'This user no longer exists.',
+  FEDERATED_USER_ID_ALREADY_LINKED: 'This identity-provider account is linked to another user.',
+};
+
+/** A refusal's readable text, with its code kept for a search of the documentation. */
+function readable(error) {
+  const code = error.message.split(' : ')[0].trim();
+  return refusals[code] ? `${refusals[code]} (${error.message})` : error.message;
 }
 
 async function save(values, user) {
@@ -189,20 +285,34 @@ async function save(values, user) {
     if (values.idpEmail) update.linkProviderUserInfo.email = values.idpEmail;
     if (values.idpName) update.linkProviderUserInfo.displayName = values.idpName;
   }
-  await call('auth', `${base()}/accounts:update`, { method: 'POST', body: update });
+  try {
+    await call('auth', `${base()}/accounts:update`, { method: 'POST', body: update });
+  } catch (error) {
+    // A user is added in two calls: one refused second leaves no user half made.
+    if (!user) await call('auth', `${base()}/accounts:delete`, { method: 'POST', body: { localId: update.localId } });
+    throw error;
+  }
   return update.localId;
 }
 
+/** Adds a user (none given) or edits one; a refusal opens the dialog again, with what was typed and why. */
 async function edit(main, user) {
-  const values = await dialog(user ? 'Edit user' : 'Add a user', userForm(user), { validate, submit: user ? 'Save' : 'Add user' });
-  if (!values) return;
-  try {
-    const uid = await save(values, user);
-    toast(user ? 'User saved.' : `User ${uid} added.`);
-    await loadUsers();
-    table(main);
-  } catch (error) {
-    toast(error.message, true);
+  let values = formValues(user);
+  let problem = null;
+  for (;;) {
+    const answer = dialog(user ? 'Edit user' : 'Add a user', userForm(user, values), { validate, submit: user ? 'Save' : 'Add user' });
+    if (problem) document.querySelector('dialog[open] [data-error]').textContent = problem;
+    values = await answer;
+    if (!values) return;
+    try {
+      const uid = await save(values, user);
+      toast(user ? 'User saved.' : `User ${uid} added.`);
+      await loadUsers(true);
+      table(main);
+      return;
+    } catch (error) {
+      problem = readable(error);
+    }
   }
 }
 
@@ -223,13 +333,13 @@ export async function render(main) {
     <button type="button" class="danger" data-clear>Delete all users</button>
     <button type="button" class="primary" data-add>Add user</button></div>
     <div data-table><p class="empty">Loading users…</p></div>`.__html;
-  main.querySelector('[data-search]').addEventListener('input', (event) => { state.search = event.target.value; state.page = 0; table(main); });
+  main.querySelector('[data-search]').addEventListener('input', (event) => { state.search = event.target.value; state.page = 0; show(main); });
   main.querySelector('[data-add]').addEventListener('click', () => edit(main, null));
   for (const tab of main.querySelectorAll('[data-view]')) {
     tab.addEventListener('click', () => {
       state.view = tab.dataset.view;
       main.querySelectorAll('[data-view]').forEach((t) => t.setAttribute('aria-selected', String(t === tab)));
-      table(main);
+      show(main);
     });
   }
   const duplicates = main.querySelector('[data-duplicates]');
@@ -253,14 +363,13 @@ export async function render(main) {
     tenant = event.target.value;
     state.page = 0;
     await showSetting().catch(() => {});
-    await loadUsers();
-    table(main);
+    await show(main);
   });
-  main.querySelector('[data-refresh]').addEventListener('click', async () => { await loadUsers(); table(main); });
+  main.querySelector('[data-refresh]').addEventListener('click', async () => { await loadUsers(true); table(main); });
   main.querySelector('[data-clear]').addEventListener('click', async () => {
     if (!confirm(tenant ? `Delete every user of tenant ${tenant}?` : 'Delete every user of this project?')) return;
     await call('auth', `/emulator/v1/${project()}/accounts`, { method: 'DELETE' });
-    await loadUsers(); table(main); toast('All users deleted.');
+    await loadUsers(true); table(main); toast('All users deleted.');
   });
   main.querySelector('[data-table]').addEventListener('click', async (event) => {
     const target = event.target.closest('button');
@@ -268,20 +377,21 @@ export async function render(main) {
     if (target.dataset.sort) {
       state.descending = state.sort === target.dataset.sort ? !state.descending : false;
       state.sort = target.dataset.sort;
-      table(main);
+      await show(main);
     } else if (target.dataset.page) {
-      state.page += Number(target.dataset.page); table(main);
+      state.page += Number(target.dataset.page);
+      await show(main);
     } else if (target.dataset.edit) {
       await edit(main, state.users.find((u) => u.localId === target.dataset.edit));
     } else if (target.dataset.delete) {
       if (!confirm(`Delete user ${target.dataset.delete}?`)) return;
       await call('auth', `${base()}/accounts:delete`, { method: 'POST', body: { localId: target.dataset.delete } });
-      await loadUsers(); table(main); toast('User deleted.');
+      await loadUsers(true); table(main); toast('User deleted.');
     }
   });
-  await loadUsers();
+  await loadUsers(true);
   table(main);
-  stop = refreshEvery(refreshInterval, () => poll(main));
+  stop = refreshEvery(refreshInterval, () => poll(main), main);
 }
 
 /** Stops reading the users again. */

@@ -1,10 +1,9 @@
 // Realtime Database: a namespace's tree, expanded a node at a time, so a large tree is never loaded whole:
-// an expanded node is read with shallow=true (its keys, each `true`), and each of the (at most 200, more on
-// demand) children shown is read with shallow=true too, which gives a leaf's value or an object's keys; a
-// child known to be an object is not read again until it is expanded. Edit a value, add a child, delete;
-// import and export JSON. What is shown is read again every 750 ms (less often when reading takes long):
-// writes show live.
-import { call, currentConfig, dialog, html, origin, refreshEvery, toast } from './api.js';
+// each expanded node is read in one request of the UI API (`/api/database/children`), which answers how
+// many children it has and the first 200 (more on demand) in the database's key order, each with its value
+// or its own number of children. Edit a value, add a child, delete; import and export JSON. What is shown
+// is read again every 750 ms (less often when reading takes long): writes show live.
+import { call, currentConfig, dialog, html, origin, refreshEvery, replaceHTML, toast } from './api.js';
 
 const refreshInterval = 750;
 const shownChildren = 200;
@@ -18,74 +17,77 @@ const url = (path, query = {}) => {
 };
 const child = (path, key) => (path === '/' ? '' : path) + '/' + key;
 
+/**
+ * What the UI API says of the node at `path`: `{count, children: [{key, value} or {key, count}]}`, or
+ * `{value}` for a leaf. Throws with the API's message when it refuses.
+ */
 async function read(path) {
-  return call('database', url(path, { shallow: 'true' }));
+  const parameters = new URLSearchParams({ ns: view.namespace, path, limit: String(view.limits.get(path) || shownChildren) });
+  const response = await fetch(`/api/database/children?${parameters}`);
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(answer.message || `The UI API answered ${response.status}.`);
+  return answer;
 }
 
-function valueText(value) {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+function valueText(value, truncated = false) {
+  return (typeof value === 'string' ? JSON.stringify(value) : String(value)) + (truncated ? ' …' : '');
 }
 
-/** HTML of the node at `path`: a leaf with its value, or an object with an expander. */
-function node(path, key) {
+const actions = (path) => html`<span class="actions"><button type="button" class="ghost" data-add="${path}" aria-label="Add a child to ${path}">+</button>
+  <button type="button" class="ghost danger" data-delete="${path}" aria-label="Delete ${path}">×</button></span>`;
+
+/** HTML of a child: a leaf with its value, or a node with an expander and, when expanded, its children. */
+function node(path, key, entry) {
+  if ('value' in entry) {
+    return html`<li><span class="key mono">${key}</span>: <button type="button" class="link value mono" data-edit="${path}" title="Edit">${valueText(entry.value, entry.truncated)}</button>${actions(path)}</li>`;
+  }
   const expanded = view.expanded.has(path);
-  const actions = html`<span class="actions"><button type="button" class="ghost" data-add="${path}" aria-label="Add a child to ${path}">+</button>
-    <button type="button" class="ghost danger" data-delete="${path}" aria-label="Delete ${path}">×</button></span>`;
-  if (view.kinds.get(path) === 'leaf') {
-    return html`<li><span class="key mono">${key}</span>: <button type="button" class="link value mono" data-edit="${path}" title="Edit">${valueText(view.leaves.get(path))}</button>${actions}</li>`;
-  }
-  let children = html``;
   const known = view.nodes.get(path);
-  if (expanded && known && typeof known === 'object') {
-    const keys = Object.keys(known).sort();
-    const limit = view.limits.get(path) || shownChildren;
-    const items = keys.slice(0, limit).map((k) => node(child(path, k), k));
-    const more = keys.length > limit ? html`<li><button type="button" class="link" data-more="${path}">Show ${Math.min(shownChildren, keys.length - limit)} more of ${keys.length - limit}</button></li>` : html``;
-    children = html`<ul>${items}${more}</ul>`;
-  }
+  const children = expanded && known ? childList(path, known) : html``;
+  const count = html`<span class="muted" style="font-size:.8rem">${entry.count === 1 ? '1 child' : `${entry.count.toLocaleString()} children`}</span>`;
   return html`<li><button type="button" class="expander" data-toggle="${path}" aria-expanded="${expanded}" aria-label="${expanded ? 'Collapse' : 'Expand'} ${path}">${expanded ? '▾' : '▸'}</button>
-    <span class="key mono">${key}</span>${actions}${children}</li>`;
+    <span class="key mono">${key}</span> ${expanded ? html`` : count}${actions(path)}${children}</li>`;
+}
+
+/** The shown children of the node at `path` (what `read` answered), and a button for more. */
+function childList(path, known) {
+  if ('value' in known) return html`<ul><li class="mono">${valueText(known.value, known.truncated)}</li></ul>`;
+  const items = known.children.map((entry) => node(child(path, entry.key), entry.key, entry));
+  const left = known.count - known.children.length;
+  const more = left > 0 ? html`<li><button type="button" class="link" data-more="${path}">Show ${Math.min(shownChildren, left).toLocaleString()} more of ${left.toLocaleString()}</button></li>` : html``;
+  return html`<ul>${items}${more}</ul>`;
 }
 
 function draw(main) {
   const root = view.nodes.get('/');
-  const body = root === null || root === undefined
-    ? html`<p class="empty">This namespace is empty. Add a child, import JSON, or write from your app.</p>`
-    : typeof root !== 'object' ? html`<p class="mono" style="padding:1rem">${valueText(root)}</p>`
-    : html`<ul class="tree">${node('/', view.namespace)}</ul>`;
-  main.querySelector('[data-tree]').innerHTML = body.__html;
+  const body = view.error
+    ? html`<p class="error-state" role="alert">The namespace could not be read: ${view.error}</p>`
+    : !root ? html`<p class="empty">Loading…</p>`
+    : 'value' in root ? html`<p class="mono" style="padding:1rem">${valueText(root.value, root.truncated)}</p>`
+    : root.count === 0 ? html`<p class="empty">This namespace is empty. Add a child, import JSON, or write from your app.</p>`
+    : html`<ul class="tree">${node('/', view.namespace, { count: root.count })}</ul>`;
+  replaceHTML(main.querySelector('[data-tree]'), body);
 }
 
-/** Reads every expanded node and the children it shows; redraws if anything changed. */
+/** Reads every expanded node (one request each); redraws if anything changed. */
 async function refresh(main, force = false) {
-  const before = JSON.stringify([[...view.nodes], [...view.kinds], [...view.leaves]]);
-  const expanded = ['/', ...[...view.expanded].filter((p) => p !== '/')];
-  const shallow = await Promise.all(expanded.map((path) => read(path).catch(() => undefined)));
-  const children = [];
-  expanded.forEach((path, index) => {
-    const value = shallow[index];
-    if (value === undefined) return;
-    view.nodes.set(path, value);
-    if (!value || typeof value !== 'object') return;
-    const keys = Object.keys(value).sort().slice(0, view.limits.get(path) || shownChildren);
-    for (const key of keys) {
-      const at = child(path, key);
-      if (view.kinds.get(at) !== 'object') children.push(at);
-    }
+  const before = JSON.stringify([[...view.nodes], view.error]);
+  // Only nodes whose parents are expanded too are shown, so only those are read.
+  const shown = ['/', ...[...view.expanded].filter((path) => path !== '/'
+    && segments(path).every((_, index, keys) => index === 0 || view.expanded.has('/' + keys.slice(0, index).join('/'))))];
+  // A node that cannot be read (deleted meanwhile, say) is dropped; the root failing means the namespace
+  // cannot be read at all, which is said instead of showing it as empty.
+  let rootError = null;
+  const answers = await Promise.all(shown.map((path) => read(path).catch((error) => {
+    if (path === '/') rootError = error.message;
+    return undefined;
+  })));
+  view.error = rootError;
+  shown.forEach((path, index) => {
+    if (answers[index] === undefined) view.nodes.delete(path);
+    else view.nodes.set(path, answers[index]);
   });
-  const values = await Promise.all(children.map((path) => read(path).catch(() => undefined)));
-  children.forEach((path, index) => {
-    const value = values[index];
-    if (value === undefined) return;
-    if (value !== null && typeof value === 'object') {
-      view.kinds.set(path, 'object');
-      view.leaves.delete(path);
-    } else {
-      view.kinds.set(path, 'leaf');
-      view.leaves.set(path, value);
-    }
-  });
-  if (force || JSON.stringify([[...view.nodes], [...view.kinds], [...view.leaves]]) !== before) draw(main);
+  if (force || JSON.stringify([[...view.nodes], view.error]) !== before) draw(main);
 }
 
 function parseJSON(text) {
@@ -123,8 +125,7 @@ async function act(main, button) {
   } else if (data.delete) {
     if (!confirm(`Delete ${data.delete} and everything below it?`)) return;
     await call('database', url(data.delete), { method: 'DELETE' });
-    view.kinds.delete(data.delete);
-    view.leaves.delete(data.delete);
+    view.nodes.delete(data.delete);
     await refresh(main, true);
   }
 }
@@ -133,7 +134,7 @@ async function act(main, button) {
 export async function render(main, args) {
   leave();
   const namespace = args[0] || `${currentConfig().projectId}-default-rtdb`;
-  view = { namespace, expanded: new Set(['/']), nodes: new Map(), kinds: new Map(), leaves: new Map(), limits: new Map() };
+  view = { namespace, expanded: new Set(['/']), nodes: new Map(), limits: new Map(), error: null };
   main.innerHTML = html`<h1>Realtime Database</h1>
     <div class="toolbar"><label class="inline" for="ns">Namespace</label><input id="ns" data-namespace value="${namespace}" aria-label="Namespace">
       <span class="grow mono muted">${origin('database')}/?ns=${namespace}</span>
@@ -141,7 +142,15 @@ export async function render(main, args) {
       <button type="button" data-export>Export JSON</button>
       <button type="button" data-add="/">Add child</button></div>
     <div class="panel tree-panel" data-tree><p class="empty">Loading…</p></div>`.__html;
-  main.querySelector('[data-namespace]').addEventListener('change', (event) => { location.hash = `#/database/${encodeURIComponent(event.target.value.trim())}`; });
+  main.querySelector('[data-namespace]').addEventListener('change', (event) => {
+    const name = event.target.value.trim();
+    // The emulator's rule for a namespace name: refused here rather than read again and again.
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(name)) {
+      toast('A namespace name is 1 to 100 letters, digits, "-" and "_".', true);
+      return;
+    }
+    location.hash = `#/database/${encodeURIComponent(name)}`;
+  });
   main.querySelector('[data-import]').addEventListener('change', async (event) => {
     const file = event.target.files[0];
     if (!file) return;
@@ -175,7 +184,7 @@ export async function render(main, args) {
     if (button) act(main, button).catch((error) => toast(error.message, true));
   });
   await refresh(main, true);
-  stop = refreshEvery(refreshInterval, () => refresh(main));
+  stop = refreshEvery(refreshInterval, () => refresh(main), main);
 }
 
 /** Stops reading the expanded nodes again. */

@@ -3,8 +3,8 @@
 // more fields and ordered by one (a structured query); pages of 50 documents however large the collection;
 // changes made by any client show within a second (the open level is read again every 500 ms, the pages
 // shown at most).
-import { call, currentConfig, dialog, html, refreshEvery, toast } from './api.js';
-import { types, typeOf, editText, parse, quoteField, show, fromPlain } from './values.js';
+import { call, currentConfig, dialog, html, refreshEvery, replaceHTML, toast } from './api.js';
+import { types, typeOf, editText, exampleText, parse, parseExactJSON, quoteField, show, fromEditable, tagsHelp } from './values.js';
 
 const pageSize = 50;
 const refreshInterval = 500;
@@ -38,13 +38,15 @@ async function documentsPage(collectionPath, token) {
   return { documents: answer?.documents || [], next: answer?.nextPageToken || null };
 }
 
+/**
+ * The document at `path`, or null when it does not exist. Asked with `batchGet`, which answers a missing
+ * document as `missing` instead of a 404 the browser would log as a failed request on every refresh.
+ */
 async function getDocument(path) {
-  try {
-    return await call('firestore', api(path));
-  } catch (error) {
-    if (error.status === 404) return null;
-    throw error;
-  }
+  const answer = await call('firestore', `/v1/${database()}/documents:batchGet`, {
+    method: 'POST', body: { documents: [`${documentsRoot()}/${path}`] },
+  });
+  return (answer || []).find((item) => item.found)?.found || null;
 }
 
 const lastSegment = (name) => decodeURIComponent(name.split('/').pop());
@@ -59,11 +61,14 @@ const operators = [['==', 'EQUAL'], ['!=', 'NOT_EQUAL'], ['<', 'LESS_THAN'], ['<
   ['>', 'GREATER_THAN'], ['>=', 'GREATER_THAN_OR_EQUAL'], ['array-contains', 'ARRAY_CONTAINS'],
   ['array-contains-any', 'ARRAY_CONTAINS_ANY'], ['in', 'IN'], ['not-in', 'NOT_IN']];
 
-/** A filter's value: JSON when it parses (`42`, `true`, `"a"`, `[1, 2]`), else the text as a string. */
+/**
+ * A filter's value: JSON when it parses (`42`, `true`, `"a"`, `[1, 2]`, `{"$timestamp": "…"}`), else the text
+ * as a string.
+ */
 function filterValue(text) {
   let plain;
-  try { plain = JSON.parse(text); } catch { plain = text; }
-  return fromPlain(plain);
+  try { plain = parseExactJSON(text); } catch { return { stringValue: text }; }
+  return fromEditable(plain, documentsRoot());
 }
 
 const fieldReference = (field) => ({ fieldPath: field.split('.').map(quoteField).join('.') });
@@ -158,7 +163,7 @@ function conditionRow(condition) {
   const options = operators.map(([label, op]) => html`<option value="${op}" ${html.raw(op === condition.op ? 'selected' : '')}>${label}</option>`);
   return html`<div class="condition"><input name="field" placeholder="field" aria-label="Filter field" value="${condition.field}">
     <select name="op" aria-label="Filter operator">${options}</select>
-    <input name="text" placeholder="value (JSON)" aria-label="Filter value" value="${condition.text}">
+    <input name="text" placeholder="value" title="The value as JSON (42, true, &quot;text&quot;, [1, 2]), or plain text" aria-label="Filter value" value="${condition.text}">
     <button type="button" class="ghost" data-remove-condition aria-label="Remove this condition" title="Remove this condition">×</button></div>`;
 }
 
@@ -189,15 +194,29 @@ function breadcrumb(segments) {
 
 function draw(main) {
   const state = view.state;
-  main.querySelector('[data-columns]').innerHTML = html`${columnCollections(state)}${columnDocuments(state)}${columnDocument(state)}`.__html;
+  replaceHTML(main.querySelector('[data-columns]'), html`${columnCollections(state)}${columnDocuments(state)}${columnDocument(state)}`);
 }
 
-function fieldForm(name, value) {
+/**
+ * The inputs of one field: its name (read-only when editing, optional in a new document), type and value,
+ * focused on the value when the name is given.
+ */
+function fieldForm(name, value, { optional = false } = {}) {
   const type = value ? typeOf(value) : 'string';
   const options = types.map(([t]) => html`<option ${html.raw(t === type ? 'selected' : '')}>${t}</option>`);
-  return html`<label for="f-name">Field</label><input id="f-name" name="name" required value="${name || ''}" ${html.raw(name ? 'readonly' : '')}>
-    <label for="f-type">Type</label><select id="f-type" name="type">${options}</select>
-    <label for="f-value">Value</label><textarea id="f-value" name="value">${value ? editText(value, type) : ''}</textarea>`;
+  return html`<label for="f-name">${optional ? 'First field (optional)' : 'Field'}</label><input id="f-name" name="name" ${html.raw(optional ? '' : 'required')} value="${name || ''}" ${html.raw(name ? 'readonly' : '')}>
+    <label for="f-type">Type</label><select id="f-type" name="type" data-field-type>${options}</select>
+    <label for="f-value">Value</label><textarea id="f-value" name="value" ${html.raw(name ? 'autofocus' : '')}>${value ? editText(value, type, documentsRoot()) : ''}</textarea>
+    <p class="muted" style="font-size:.8rem">${tagsHelp}</p>`;
+}
+
+/** When the type is changed, a value that the new type cannot read is replaced by an example of it. */
+function followTypeChanges(form) {
+  const type = form.querySelector('[data-field-type]');
+  const text = form.querySelector('#f-value');
+  type.addEventListener('change', () => {
+    try { parse(text.value, type.value, documentsRoot()); } catch { text.value = exampleText(type.value); }
+  });
 }
 
 function parseField(values) {
@@ -208,6 +227,22 @@ function validateField(values) {
   if (!values.name) return 'Name the field.';
   try { parseField(values); } catch (error) { return error.message; }
   return null;
+}
+
+/** Why `id` cannot be a document or collection ID, as production refuses it; null when it can. */
+function invalidID(id, what) {
+  if (id.includes('/')) return `A ${what} ID cannot contain "/".`;
+  if (id === '.' || id === '..') return `A ${what} ID cannot be "." or "..".`;
+  if (/^__.*__$/.test(id)) return `A ${what} ID cannot start and end with "__".`;
+  if (new TextEncoder().encode(id).length > 1500) return `A ${what} ID is at most 1,500 bytes.`;
+  return null;
+}
+
+/** Opens the form dialog and lets its type follow the value (see `followTypeChanges`). */
+function fieldDialog(title, content, options) {
+  const answer = dialog(title, content, options);
+  followTypeChanges(document.querySelector('dialog[open] form'));
+  return answer;
 }
 
 async function refresh(main, { force = false } = {}) {
@@ -240,10 +275,15 @@ async function act(main, target) {
     await refresh(main, { force: true });
   } else if (target.dataset.addCollection !== undefined || target.dataset.addDocument !== undefined) {
     const collection = target.dataset.addDocument !== undefined;
-    const values = await dialog(collection ? 'Add a document' : 'Start a collection', html`
+    const values = await fieldDialog(collection ? 'Add a document' : 'Start a collection', html`
       ${collection ? html`` : html`<label for="c-id">Collection ID</label><input id="c-id" name="collection" required>`}
-      <label for="d-id">Document ID (empty: a new random ID)</label><input id="d-id" name="id">${fieldForm('', null)}`,
-    { submit: 'Save', validate: (v) => (!collection && !v.collection ? 'Name the collection.' : v.name ? validateField(v) : null) });
+      <label for="d-id">Document ID (empty: a new random ID)</label><input id="d-id" name="id">${fieldForm('', null, { optional: true })}`,
+    {
+      submit: 'Save',
+      validate: (v) => (!collection && !v.collection ? 'Name the collection.'
+        : (!collection && invalidID(v.collection, 'collection')) || (v.id && invalidID(v.id, 'document'))
+        || (v.name ? validateField(v) : v.value.trim() ? 'Name the field, or leave its value empty.' : null)),
+    });
     if (!values) return;
     const parent = collection ? state.collection : [...state.parent, values.collection];
     const fields = values.name ? { [values.name]: parseField(values) } : {};
@@ -258,7 +298,7 @@ async function act(main, target) {
     location.hash = route([...parent, name]);
   } else if (target.dataset.addField !== undefined || target.dataset.editField !== undefined) {
     const name = target.dataset.editField;
-    const values = await dialog(name ? `Edit ${name}` : 'Add a field', fieldForm(name, name ? state.document?.fields?.[name] : null), { validate: validateField });
+    const values = await fieldDialog(name ? `Edit ${name}` : 'Add a field', fieldForm(name, name ? state.document?.fields?.[name] : null), { validate: validateField });
     if (!values) return;
     const query = new URLSearchParams({ 'updateMask.fieldPaths': quoteField(values.name) });
     await call('firestore', `${api(documentPath)}?${query}`, { method: 'PATCH', body: { fields: { [values.name]: parseField(values) } } });
@@ -341,7 +381,7 @@ export async function render(main, args, params) {
   });
   pickDatabase(main.querySelector('[data-database]'));
   await refresh(main, { force: true });
-  stop = refreshEvery(refreshInterval, () => refresh(main));
+  stop = refreshEvery(refreshInterval, () => refresh(main), main);
 }
 
 /** Fills the database picker (the ones there are, the one shown, and another by name) and follows it. */

@@ -46,7 +46,7 @@ export async function render(main) {
     toast('Logs cleared.');
   });
   draw(main);
-  source = followLog('/api/logs', 'line', lines, () => draw(main));
+  source = followLog('/api/logs', 'line', lines, () => draw(main), main);
 }
 
 /** Stops following the log. */

@@ -1,6 +1,6 @@
 // Requests: every rules decision of Firestore, Storage and the Realtime Database, live (the UI API's event stream), newest first;
 // open one to see its rules with each evaluated expression marked true, false or error, and its value.
-import { followLog, html, toast } from './api.js';
+import { followLog, html, replaceHTML, toast } from './api.js';
 
 const shown = 500;
 let source = null;
@@ -21,12 +21,17 @@ function when(iso) {
 
 function drawList(main) {
   const rows = visible().slice(-shown).reverse().map((e) => html`<tr data-id="${e.id}" tabindex="0" ${html.raw(e.id === selected ? 'aria-selected="true"' : '')}>
-    <td class="mono">${when(e.time)}</td><td>${e.service}</td><td>${e.method}</td><td class="mono">${e.path}</td>
+    <td class="mono">${when(e.time)}</td><td>${e.service}</td><td>${e.method}</td><td class="mono path">${breakable(e.path)}</td>
     <td>${e.uid ? html`<span class="mono">${e.uid}</span>` : html`<span class="muted">unauthenticated</span>`}</td>
     <td><span class="state ${e.allowed ? 'on' : 'bad'}">${e.allowed ? 'Allowed' : 'Denied'}</span></td></tr>`);
-  main.querySelector('[data-list]').innerHTML = rows.length
-    ? html`<table><thead><tr><th>Time</th><th>Service</th><th>Method</th><th>Path</th><th>Who</th><th>Outcome</th></tr></thead><tbody>${rows}</tbody></table>`.__html
-    : html`<p class="empty">${entries.length ? 'No request matches the filters.' : 'No rules decisions yet. Requests from your app that the rules decide show here as they happen (an administrator\'s are not decided).'}</p>`.__html;
+  replaceHTML(main.querySelector('[data-list]'), rows.length
+    ? html`<table><thead><tr><th>Time</th><th>Service</th><th>Method</th><th>Path</th><th>Who</th><th>Outcome</th></tr></thead><tbody>${rows}</tbody></table>`
+    : html`<p class="empty">${entries.length ? 'No request matches the filters.' : 'No rules decisions yet. Requests from your app that the rules decide show here as they happen (an administrator\'s are not decided).'}</p>`);
+}
+
+/** `path` with a line-break opportunity after each `/`, so long paths wrap between segments, not inside them. */
+function breakable(path) {
+  return html.raw(path.split('/').map((segment) => html`${segment}`.__html).join('/<wbr>'));
 }
 
 /** The outcome class of one report entry: t(rue), f(alse), e(rror) or v(alue). */
@@ -36,6 +41,37 @@ function outcome(entry) {
   if (values.some((v) => v.value.boolValue === false)) return 'f';
   if (values.some((v) => v.value.boolValue === true)) return 't';
   return values.length ? 'v' : null;
+}
+
+/** Every evaluated expression of `reports` (nested), with its outcome class, in the order of the file. */
+function evaluated(reports) {
+  const all = [];
+  const visit = (report) => {
+    const kind = outcome(report);
+    if (kind) all.push({ kind, report });
+    (report.children || []).forEach(visit);
+  };
+  reports.forEach(visit);
+  return all.sort((a, b) => a.report.sourcePosition.currentOffset - b.report.sourcePosition.currentOffset);
+}
+
+const outcomeNames = { t: 'true', f: 'false', e: 'error', v: 'value' };
+
+/**
+ * A table of the expressions of `content` that `reports` evaluated: where, the expression's text and what it
+ * gave, so a value can be read without hovering.
+ */
+function expressionTable(content, reports) {
+  const characters = Array.from(content);
+  const rows = evaluated(reports).map(({ kind, report }) => {
+    const { line, column, currentOffset, endOffset } = report.sourcePosition;
+    const text = characters.slice(currentOffset, endOffset + 1).join('');
+    return html`<tr><td class="mono">${line}:${column}</td><td class="mono">${text}</td>
+      <td><mark class="m-${kind}">${outcomeNames[kind]}</mark></td><td class="mono">${report.valueText ?? ''}</td></tr>`;
+  });
+  return rows.length
+    ? html`<table class="expressions"><caption>Evaluated expressions</caption><thead><tr><th>Line</th><th>Expression</th><th>Outcome</th><th>Value</th></tr></thead><tbody>${rows}</tbody></table>`
+    : html``;
 }
 
 /** The rules file `content` with every evaluated expression of `reports` (nested ranges) marked. */
@@ -48,7 +84,7 @@ function marked(content, reports) {
     if (kind) {
       const start = report.sourcePosition.currentOffset;
       const end = report.sourcePosition.endOffset + 1;
-      const label = { t: 'true', f: 'false', e: 'error', v: 'value' }[kind];
+      const label = outcomeNames[kind];
       const title = report.valueText !== undefined ? `${label}: ${report.valueText}` : label;
       (opens.get(start) || opens.set(start, []).get(start)).push({ kind, title, end });
       closes.set(end, (closes.get(end) || 0) + 1);
@@ -77,14 +113,17 @@ async function showDetail(main, id) {
   const entry = await response.json();
   const files = entry.detail?.rules?.files || [];
   const reports = entry.detail?.report || [];
-  const sources = files.map((file) => html`<h3 class="mono">${file.name}</h3>
-    <pre class="rules">${html.raw(marked(file.content, reports.filter((r) => r.sourcePosition.fileName === file.name)))}</pre>`);
+  const sources = files.map((file) => {
+    const ofFile = reports.filter((r) => r.sourcePosition.fileName === file.name);
+    return html`<h3 class="mono">${file.name}</h3>
+      <pre class="rules">${html.raw(marked(file.content, ofFile))}</pre>${expressionTable(file.content, ofFile)}`;
+  });
   panel.innerHTML = html`<h2>${entry.method} <span class="mono">${entry.path}</span>
     <span class="state ${entry.allowed ? 'on' : 'bad'}">${entry.allowed ? 'Allowed' : 'Denied'}</span></h2>
     <p class="muted">${entry.service} · ${entry.uid ? `uid ${entry.uid}` : 'unauthenticated'} · ${new Date(entry.time).toLocaleString()}</p>
     <pre class="explanation">${entry.explanation}</pre>
     <p class="legend"><mark class="m-t">true</mark> <mark class="m-f">false</mark> <mark class="m-e">error</mark>
-    <mark class="m-v">other value</mark> <span class="muted">Hover an expression for its value.</span></p>
+    <mark class="m-v">other value</mark> <span class="muted">Hover an expression for its value, or read it in the table below.</span></p>
     ${sources.length ? sources : html`<p class="empty">No rules file.</p>`}`.__html;
 }
 
@@ -119,7 +158,7 @@ export async function render(main) {
   list.addEventListener('click', open);
   list.addEventListener('keydown', open);
   drawList(main);
-  source = followLog('/api/requests', 'request', entries, () => drawList(main));
+  source = followLog('/api/requests', 'request', entries, () => drawList(main), main);
 }
 
 /** Stops following the log. */

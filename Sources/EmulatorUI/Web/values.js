@@ -15,42 +15,114 @@ export function typeOf(value) {
   return 'null';
 }
 
-/** A plain JavaScript value for a map or array value (timestamps and the like become text). */
-export function toPlain(value) {
-  if ('mapValue' in value) return Object.fromEntries(Object.entries(value.mapValue.fields || {}).map(([k, v]) => [k, toPlain(v)]));
-  if ('arrayValue' in value) return (value.arrayValue.values || []).map(toPlain);
-  if ('integerValue' in value) return Number(value.integerValue);
-  if ('doubleValue' in value) return Number(value.doubleValue);
+/**
+ * Maps and arrays are edited as JSON. A value inside them that JSON cannot say exactly is written as an
+ * object with one `$` key: `{"$timestamp": "2024-05-01T10:00:00Z"}`, `{"$geopoint": [52.37, 4.9]}`,
+ * `{"$reference": "users/alice"}`, `{"$bytes": "aGk="}`, `{"$integer": "9007199254740993"}` (past 2^53) and
+ * `{"$double": 1}` (a double with an integral value, or `"NaN"`, `"Infinity"`, `"-Infinity"`), so
+ * saving a map unchanged stores exactly what was there.
+ */
+export const tagsHelp = 'Inside maps and arrays: {"$timestamp": "2024-05-01T10:00:00Z"}, {"$geopoint": [lat, lng]}, '
+  + '{"$reference": "users/alice"}, {"$bytes": "base64"}, {"$integer": "…"} past 2^53, {"$double": 1}.';
+
+const tags = ['$timestamp', '$geopoint', '$reference', '$bytes', '$integer', '$double'];
+
+/** The editable JSON of a value (see `tagsHelp`); references are shown relative to `databaseRoot`. */
+export function toEditable(value, databaseRoot) {
+  if ('mapValue' in value) return Object.fromEntries(Object.entries(value.mapValue.fields || {}).map(([k, v]) => [k, toEditable(v, databaseRoot)]));
+  if ('arrayValue' in value) return (value.arrayValue.values || []).map((v) => toEditable(v, databaseRoot));
+  if ('integerValue' in value) {
+    const number = Number(value.integerValue);
+    return Number.isSafeInteger(number) ? number : { $integer: String(value.integerValue) };
+  }
+  if ('doubleValue' in value) {
+    const number = Number(value.doubleValue);
+    if (!Number.isFinite(number)) return { $double: String(number) };
+    return Number.isInteger(number) ? { $double: number } : number;
+  }
   if ('booleanValue' in value) return value.booleanValue;
   if ('nullValue' in value) return null;
-  if ('geoPointValue' in value) return { latitude: value.geoPointValue.latitude || 0, longitude: value.geoPointValue.longitude || 0 };
-  return Object.values(value)[0];
+  if ('stringValue' in value) return value.stringValue;
+  if ('timestampValue' in value) return { $timestamp: value.timestampValue };
+  if ('geoPointValue' in value) return { $geopoint: [value.geoPointValue.latitude || 0, value.geoPointValue.longitude || 0] };
+  if ('referenceValue' in value) return { $reference: relativeReference(value.referenceValue, databaseRoot) };
+  if ('bytesValue' in value) return { $bytes: value.bytesValue };
+  return null;
 }
 
-/** The proto3 JSON value of plain JSON (numbers that are integers become integers). */
-export function fromPlain(plain) {
+/** A reference's path below `databaseRoot`, or its whole name when it points into another database. */
+function relativeReference(name, databaseRoot) {
+  return name.startsWith(databaseRoot + '/') ? name.slice(databaseRoot.length + 1) : name;
+}
+
+/**
+ * Parses JSON keeping what `JSON.parse` alone would lose: integers past 2^53 become `{"$integer": text}` and
+ * numbers written with a point or an exponent `{"$double": n}`, so `1.0` stays a double.
+ */
+export function parseExactJSON(text) {
+  return JSON.parse(text, (key, value, context) => {
+    if (typeof value !== 'number' || !context?.source) return value;
+    if (/[.eE]/.test(context.source)) return { $double: value };
+    return Number.isSafeInteger(value) ? value : { $integer: context.source };
+  });
+}
+
+/** The proto3 JSON value of editable JSON (see `tagsHelp`); throws an Error saying what is wrong. */
+export function fromEditable(plain, databaseRoot) {
   if (plain === null) return { nullValue: null };
-  if (Array.isArray(plain)) return { arrayValue: { values: plain.map(fromPlain) } };
-  if (typeof plain === 'object') return { mapValue: { fields: Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, fromPlain(v)])) } };
+  if (Array.isArray(plain)) return { arrayValue: { values: plain.map((v) => fromEditable(v, databaseRoot)) } };
+  if (typeof plain === 'object') {
+    const keys = Object.keys(plain);
+    if (keys.length === 1 && tags.includes(keys[0])) return fromTag(keys[0], plain[keys[0]], databaseRoot);
+    return { mapValue: { fields: Object.fromEntries(keys.map((k) => [k, fromEditable(plain[k], databaseRoot)])) } };
+  }
   if (typeof plain === 'boolean') return { booleanValue: plain };
   if (typeof plain === 'number') return Number.isInteger(plain) ? { integerValue: String(plain) } : { doubleValue: plain };
   return { stringValue: String(plain) };
 }
 
+function fromTag(tag, content, databaseRoot) {
+  const text = typeof content === 'object' && content !== null && '$double' in content ? String(content.$double) : String(content);
+  switch (tag) {
+    case '$timestamp': return parse(text, 'timestamp', databaseRoot);
+    case '$geopoint':
+      if (!Array.isArray(content) || content.length !== 2) throw new Error('A $geopoint is [latitude, longitude].');
+      return parse(content.map((c) => (typeof c === 'object' && c !== null ? c.$double : c)).join(','), 'geopoint', databaseRoot);
+    case '$reference': return parse(text, 'reference', databaseRoot);
+    case '$bytes': return parse(text, 'bytes', databaseRoot);
+    case '$integer':
+      if (!/^-?\d+$/.test(text.trim())) throw new Error('An $integer is written as its digits.');
+      return parse(text, 'number', databaseRoot);
+    case '$double': {
+      const value = parse(text, 'number', databaseRoot);
+      return 'integerValue' in value ? { doubleValue: Number(value.integerValue) } : value;
+    }
+    default: throw new Error(`Unknown tag ${tag}.`);
+  }
+}
+
 /** The text an input shows for a value of `type`. */
-export function editText(value, type) {
+export function editText(value, type, databaseRoot = '') {
   switch (type) {
     case 'string': return value.stringValue ?? '';
     case 'number': return value.integerValue ?? String(value.doubleValue ?? 0);
     case 'boolean': return String(Boolean(value.booleanValue));
     case 'timestamp': return value.timestampValue ?? new Date().toISOString();
     case 'geopoint': return `${value.geoPointValue?.latitude || 0}, ${value.geoPointValue?.longitude || 0}`;
-    case 'reference': return value.referenceValue ?? '';
+    case 'reference': return value.referenceValue ? relativeReference(value.referenceValue, databaseRoot) : '';
     case 'bytes': return value.bytesValue ?? '';
-    case 'map': case 'array': return JSON.stringify(toPlain(value), null, 2);
+    case 'map': case 'array': return JSON.stringify(toEditable(value, databaseRoot), null, 2);
     default: return '';
   }
 }
+
+/** The text a new value of `type` starts with in the editor. */
+export function exampleText(type) {
+  return { number: '0', boolean: 'true', timestamp: new Date().toISOString(), geopoint: '0, 0', map: '{}', array: '[]' }[type] ?? '';
+}
+
+const int64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+const timestampPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 /** Parses the editor's text as a value of `type`; throws an Error saying what is wrong. */
 export function parse(text, type, databaseRoot) {
@@ -58,41 +130,58 @@ export function parse(text, type, databaseRoot) {
     case 'string': return { stringValue: text };
     case 'number': {
       const trimmed = text.trim();
-      if (/^-?\d+$/.test(trimmed)) return { integerValue: trimmed };
+      if (/^-?\d+$/.test(trimmed)) {
+        if (BigInt(trimmed) < int64.min || BigInt(trimmed) > int64.max) {
+          throw new Error('An integer is 64-bit, from -9223372036854775808 to 9223372036854775807; write a larger number with a decimal point.');
+        }
+        return { integerValue: String(BigInt(trimmed)) };
+      }
+      if (['NaN', 'Infinity', '-Infinity'].includes(trimmed)) return { doubleValue: trimmed };
       const number = Number(trimmed);
-      if (trimmed === '' || Number.isNaN(number) && trimmed !== 'NaN') throw new Error('Enter a number.');
+      if (trimmed === '' || !Number.isFinite(number)) throw new Error('Enter a number (or NaN, Infinity, -Infinity).');
       return { doubleValue: number };
     }
-    case 'boolean': return { booleanValue: text === 'true' };
+    case 'boolean': {
+      const word = text.trim();
+      if (word !== 'true' && word !== 'false') throw new Error('Enter true or false.');
+      return { booleanValue: word === 'true' };
+    }
     case 'null': return { nullValue: null };
     case 'timestamp': {
-      const date = new Date(text);
-      if (Number.isNaN(date.getTime())) throw new Error('Enter a date and time, like 2024-05-01T10:00:00Z.');
-      return { timestampValue: /T.*(Z|[+-]\d\d:\d\d)$/.test(text) ? text : date.toISOString() };
+      const trimmed = text.trim();
+      const date = new Date(trimmed);
+      if (!timestampPattern.test(trimmed) || Number.isNaN(date.getTime())) {
+        throw new Error('Enter a date and time, like 2024-05-01T10:00:00Z.');
+      }
+      return { timestampValue: /T.*(Z|[+-]\d\d:\d\d)$/.test(trimmed) ? trimmed : date.toISOString() };
     }
     case 'geopoint': {
-      const parts = text.split(',').map((p) => Number(p.trim()));
-      if (parts.length !== 2 || parts.some(Number.isNaN) || Math.abs(parts[0]) > 90 || Math.abs(parts[1]) > 180) {
+      const parts = text.split(',').map((p) => p.trim());
+      const numbers = parts.map(Number);
+      if (parts.length !== 2 || parts.some((p) => p === '') || numbers.some((n) => !Number.isFinite(n))
+        || Math.abs(numbers[0]) > 90 || Math.abs(numbers[1]) > 180) {
         throw new Error('Enter latitude, longitude (from -90 to 90, and -180 to 180).');
       }
-      return { geoPointValue: { latitude: parts[0], longitude: parts[1] } };
+      return { geoPointValue: { latitude: numbers[0], longitude: numbers[1] } };
     }
     case 'reference': {
       const path = text.trim().replace(/^\/+/, '');
       if (path.startsWith('projects/')) return { referenceValue: path };
-      if (!path || path.split('/').length % 2 !== 0) throw new Error('Enter a document path, like users/alice.');
+      if (!path || path.split('/').length % 2 !== 0 || path.split('/').some((s) => !s)) throw new Error('Enter a document path, like users/alice.');
       return { referenceValue: `${databaseRoot}/${path}` };
     }
     case 'bytes': {
-      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text.trim())) throw new Error('Enter the bytes in base64.');
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text.trim()) || text.trim().length % 4 === 1) throw new Error('Enter the bytes in base64.');
       return { bytesValue: text.trim() };
     }
     case 'map': case 'array': {
       let plain;
-      try { plain = JSON.parse(text); } catch { throw new Error(`Enter the ${type} as JSON.`); }
+      try { plain = parseExactJSON(text); } catch { throw new Error(`Enter the ${type} as JSON.`); }
       if (type === 'map' && (plain === null || typeof plain !== 'object' || Array.isArray(plain))) throw new Error('Enter a JSON object.');
       if (type === 'array' && !Array.isArray(plain)) throw new Error('Enter a JSON array.');
-      return fromPlain(plain);
+      const value = fromEditable(plain, databaseRoot);
+      if (type === 'map' && !('mapValue' in value)) throw new Error('Enter a JSON object (a single $ key is a value, not a map).');
+      return value;
     }
     default: throw new Error(`Unknown type ${type}.`);
   }
