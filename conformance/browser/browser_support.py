@@ -249,6 +249,12 @@ CONSOLE_ALLOW_LIST = {
         r"the server responded with a status of 400 \(Bad Request\)",
         "the commit of a transaction whose documents changed since it read them is answered 400 FAILED_PRECONDITION, "
         "as by production; the SDK then runs the transaction again"),
+    "channel closed while polling": ConsoleRule(
+        r"/google\.firestore\.v1\.Firestore/(Listen|Write)/channel\?\S*SID=\S* - Failed to load resource: "
+        r"the server responded with a status of 400 \(Bad Request\)",
+        "when the SDK ends a WebChannel session (disableNetwork, or its app deleted) while a long poll is in flight, "
+        "it can send one more request with the session's ID after the terminate; the session is gone, so it is "
+        "answered 400 Unknown SID, as production answers an ID it no longer knows, and the SDK has moved on"),
     "storage object missing": ConsoleRule(
         r"/v0/b/\S+ - Failed to load resource: the server responded with a status of 404 \(Not Found\)",
         "metadata of, or a delete of, an object that is not there is answered 404 (storage/object-not-found), as by "
