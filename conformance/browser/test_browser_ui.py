@@ -92,6 +92,12 @@ class UI:
 
         return self.wait(lambda: self.driver.find_elements(By.CSS_SELECTOR, selector), selector)[0]
 
+    def click(self, selector: str) -> None:
+        """Clicks the element `selector` once it is there, found in the page at the click: a live redraw may
+        replace it between finding and clicking it."""
+        self.find(selector)
+        self.driver.execute_script("document.querySelector(arguments[0]).click()", selector)
+
     def text(self) -> str:
         return self.driver.execute_script("return document.querySelector('#page').innerText")
 
@@ -747,3 +753,72 @@ def test_a_file_chooser_label_opens_from_the_keyboard(ui):
     label.send_keys(" ")
     label.send_keys("\n")
     assert ui.driver.execute_script("return window.chooserOpened") == 2
+
+
+def test_an_action_right_after_a_quick_navigation_acts_on_the_page_shown(ui, clients):
+    """The first visit's reads, answered late, must not write into the page shown after it."""
+    db = clients["firestore"]
+    first, second = f"first-{uuid.uuid4().hex[:6]}", f"second-{uuid.uuid4().hex[:6]}"
+    db.collection(first).document("d1").set({"n": 1})
+    db.collection(second).document("x").set({"n": 1})
+    ui.open("firestore")
+    for attempt in range(4):
+        ui.driver.execute_script(
+            "location.hash = arguments[0]; setTimeout(() => { location.hash = arguments[1]; }, arguments[2]);",
+            f"#/firestore/{first}/d1", f"#/firestore/{second}", attempt * 3)
+        ui.wait(lambda: ui.driver.execute_script("return location.hash") == f"#/firestore/{second}"
+                and ui.shows('[data-column="documents"] header', second), "the second collection shown")
+        time.sleep(0.15)
+        ui.click("[data-add-document]")
+        ui.fill_dialog({"#d-id": f"race{attempt}"})
+        ui.wait(lambda: db.collection(second).document(f"race{attempt}").get().exists, f"race{attempt} in {second}")
+    assert [d.id for d in db.collection(first).stream()] == ["d1"]
+
+
+def test_show_more_stops_at_the_most_children_a_node_shows(ui, hearth):
+    owner = {"Authorization": "Bearer owner"}
+    base = f"http://{hearth['addresses']['Database']}"
+    assert requests.put(f"{base}/wide.json?ns={PROJECT}-default-rtdb", json={f"k{i:04d}": i for i in range(1300)},
+                        headers=owner, timeout=10).ok
+    try:
+        ui.open("database")
+        ui.find('[data-toggle="/wide"]').click()
+        for shown in (400, 600, 800, 1000):
+            ui.click('[data-more="/wide"]')
+            ui.wait(lambda: ui.shows("[data-tree]", f"k{shown - 1:04d}"), f"{shown} children")
+        ui.wait(lambda: ui.shows("[data-tree]", "The first 1,000 of 1,300 children are shown"), "the limit said")
+        assert not ui.driver.find_elements("css selector", '[data-more="/wide"]')
+        time.sleep(1.6)  # two re-reads, which must not be refused (the fixture fails on a failed request)
+    finally:
+        requests.delete(f"{base}/wide.json?ns={PROJECT}-default-rtdb", headers=owner, timeout=10)
+
+
+def test_doubles_and_tag_named_keys_are_saved_unchanged(ui, clients):
+    reference = clients["firestore"].collection("typed").document(f"d-{uuid.uuid4().hex[:6]}")
+    original = {"five": 5.0, "huge": 1e20, "m": {"big": 1e20, "inner": {"$timestamp": "not a date"}}}
+    reference.set(original)
+    ui.open(f"firestore/typed/{reference.id}")
+    for field in ("five", "huge", "m"):
+        ui.click(f'[data-edit-field="{field}"]')
+        ui.find("dialog[open] button.primary").click()
+        ui.wait(lambda: not ui.driver.find_elements("css selector", "dialog[open]"), f"{field} saved")
+    stored = reference.get().to_dict()
+    assert stored == original
+    assert isinstance(stored["five"], float) and isinstance(stored["m"]["big"], float)
+
+
+def test_a_refusal_from_the_emulator_keeps_the_dialog_and_what_was_typed(ui, clients, browser):
+    reference = clients["firestore"].collection("typed").document(f"r-{uuid.uuid4().hex[:6]}")
+    reference.set({"n": 1})
+    ui.open(f"firestore/typed/{reference.id}")
+    ui.find("[data-add-field]").click()
+    ui.fill_dialog({"#f-name": "text"}, submit=False)
+    # Over the 1 MiB a document may hold: only the emulator can say so.
+    ui.driver.execute_script("document.querySelector('dialog[open] #f-value').value = 'x'.repeat(1100000)")
+    ui.find("dialog[open] button.primary").click()
+    ui.wait(lambda: ui.find("dialog[open] [data-error]").text, "the emulator's refusal in the dialog")
+    assert ui.driver.execute_script("return document.querySelector('dialog[open] #f-name').value") == "text"
+    ui.find("dialog[open] [data-cancel]").click()
+    assert reference.get().to_dict() == {"n": 1}
+    severe = [entry["message"] for entry in browser.console() if entry["level"] == "SEVERE"]
+    assert severe and all("updateMask.fieldPaths=text" in message and "400" in message for message in severe), severe

@@ -96,8 +96,12 @@ export function toast(message, bad = false) {
   setTimeout(() => item.remove(), bad ? 8000 : 4000);
 }
 
-/** Opens a modal dialog with `content` (an `html` value) and resolves with its form's values, or null. */
-export function dialog(title, content, { submit = 'Save', validate } = {}) {
+/**
+ * Opens a modal dialog with `content` (an `html` value) and resolves with its form's values, or null.
+ * `validate(values, form)` may answer a message that keeps it open; `commit(values)`, when given, is awaited
+ * before it closes, and what it throws is shown in the dialog, which stays open with what was typed.
+ */
+export function dialog(title, content, { submit = 'Save', validate, commit } = {}) {
   return new Promise((resolve) => {
     const element = document.createElement('dialog');
     element.innerHTML = html`<form method="dialog"><h2>${title}</h2>${content}
@@ -109,12 +113,25 @@ export function dialog(title, content, { submit = 'Save', validate } = {}) {
     const finish = (value) => { element.close(); element.remove(); resolve(value); };
     element.querySelector('[data-cancel]').addEventListener('click', () => finish(null));
     element.addEventListener('cancel', (event) => { event.preventDefault(); finish(null); });
-    form.addEventListener('submit', (event) => {
+    form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const values = Object.fromEntries(new FormData(form).entries());
       form.querySelectorAll('input[type=checkbox]').forEach((box) => { values[box.name] = box.checked; });
+      const error = element.querySelector('[data-error]');
       const problem = validate ? validate(values, form) : null;
-      if (problem) { element.querySelector('[data-error]').textContent = problem; return; }
+      if (problem) { error.textContent = problem; return; }
+      if (commit) {
+        const buttons = form.querySelectorAll('button');
+        buttons.forEach((button) => { button.disabled = true; });
+        try {
+          await commit(values);
+        } catch (thrown) {
+          error.textContent = thrown.message;
+          return;
+        } finally {
+          buttons.forEach((button) => { button.disabled = false; });
+        }
+      }
       finish(values);
     });
     element.showModal();
@@ -851,6 +868,8 @@ import { call, currentConfig, dialog, html, origin, refreshEvery, replaceHTML, t
 
 const refreshInterval = 750;
 const shownChildren = 200;
+/** The most children one node shows (the UI API's limit): past them, export the namespace to see the rest. */
+const mostChildren = 1000;
 let view = null;
 let stop = null;
 
@@ -860,6 +879,10 @@ const url = (path, query = {}) => {
   return `/${segments(path).map(encodeURIComponent).join('/')}.json?${parameters}`;
 };
 const child = (path, key) => (path === '/' ? '' : path) + '/' + key;
+
+/** The emulator's rule for a namespace name: one that breaks it is refused here rather than read again and again. */
+const validNamespace = (name) => /^[A-Za-z0-9_-]{1,100}$/.test(name);
+const namespaceRule = 'A namespace name is 1 to 100 letters, digits, "-" and "_".';
 
 /**
  * What the UI API says of the node at `path`: `{count, children: [{key, value} or {key, count}]}`, or
@@ -898,7 +921,9 @@ function childList(path, known) {
   if ('value' in known) return html`<ul><li class="mono">${valueText(known.value, known.truncated)}</li></ul>`;
   const items = known.children.map((entry) => node(child(path, entry.key), entry.key, entry));
   const left = known.count - known.children.length;
-  const more = left > 0 ? html`<li><button type="button" class="link" data-more="${path}">Show ${Math.min(shownChildren, left).toLocaleString()} more of ${left.toLocaleString()}</button></li>` : html``;
+  const more = left <= 0 ? html``
+    : known.children.length >= mostChildren ? html`<li class="muted">The first ${mostChildren.toLocaleString()} of ${known.count.toLocaleString()} children are shown; export the namespace to see them all.</li>`
+    : html`<li><button type="button" class="link" data-more="${path}">Show ${Math.min(shownChildren, left).toLocaleString()} more of ${left.toLocaleString()}</button></li>`;
   return html`<ul>${items}${more}</ul>`;
 }
 
@@ -926,6 +951,8 @@ async function refresh(main, force = false) {
     if (path === '/') rootError = error.message;
     return undefined;
   })));
+  // A visit left while it read must not write into the next visit's view.
+  if (!main.isConnected) return;
   view.error = rootError;
   shown.forEach((path, index) => {
     if (answers[index] === undefined) view.nodes.delete(path);
@@ -949,7 +976,7 @@ async function act(main, button) {
       await refresh(main, true);
     }
   } else if (data.more) {
-    view.limits.set(data.more, (view.limits.get(data.more) || shownChildren) + shownChildren);
+    view.limits.set(data.more, Math.min(mostChildren, (view.limits.get(data.more) || shownChildren) + shownChildren));
     await refresh(main, true);
   } else if (data.edit) {
     const current = await call('database', url(data.edit));
@@ -978,6 +1005,7 @@ async function act(main, button) {
 export async function render(main, args) {
   leave();
   const namespace = args[0] || `${currentConfig().projectId}-default-rtdb`;
+  const invalidName = validNamespace(namespace) ? null : namespaceRule;
   view = { namespace, expanded: new Set(['/']), nodes: new Map(), limits: new Map(), error: null };
   main.innerHTML = html`<h1>Realtime Database</h1>
     <div class="toolbar"><label class="inline" for="ns">Namespace</label><input id="ns" data-namespace value="${namespace}" aria-label="Namespace">
@@ -988,9 +1016,8 @@ export async function render(main, args) {
     <div class="panel tree-panel" data-tree><p class="empty">Loading…</p></div>`.__html;
   main.querySelector('[data-namespace]').addEventListener('change', (event) => {
     const name = event.target.value.trim();
-    // The emulator's rule for a namespace name: refused here rather than read again and again.
-    if (!/^[A-Za-z0-9_-]{1,100}$/.test(name)) {
-      toast('A namespace name is 1 to 100 letters, digits, "-" and "_".', true);
+    if (!validNamespace(name)) {
+      toast(namespaceRule, true);
       return;
     }
     location.hash = `#/database/${encodeURIComponent(name)}`;
@@ -1027,6 +1054,11 @@ export async function render(main, args) {
     const button = event.target.closest('button');
     if (button) act(main, button).catch((error) => toast(error.message, true));
   });
+  if (invalidName) {
+    view.error = invalidName;
+    draw(main);
+    return;
+  }
   await refresh(main, true);
   stop = refreshEvery(refreshInterval, () => refresh(main), main);
 }
@@ -1292,6 +1324,8 @@ async function refresh(main, { force = false } = {}) {
   // Not while the filter is being typed: a redraw would take the input away.
   if (!force && document.activeElement?.closest('[data-filter-form]')) return;
   const state = await load(view.segments, view.state?.tokens);
+  // A visit left while it read must not write into the next visit's view (its actions act on that view).
+  if (!main.isConnected) return;
   const text = JSON.stringify(state);
   if (!force && text === view.text) return;
   view.state = state;
@@ -1318,6 +1352,7 @@ async function act(main, target) {
     await refresh(main, { force: true });
   } else if (target.dataset.addCollection !== undefined || target.dataset.addDocument !== undefined) {
     const collection = target.dataset.addDocument !== undefined;
+    let created = null;
     const values = await fieldDialog(collection ? 'Add a document' : 'Start a collection', html`
       ${collection ? html`` : html`<label for="c-id">Collection ID</label><input id="c-id" name="collection" required>`}
       <label for="d-id">Document ID (empty: a new random ID)</label><input id="d-id" name="id">${fieldForm('', null, { optional: true })}`,
@@ -1326,25 +1361,30 @@ async function act(main, target) {
       validate: (v) => (!collection && !v.collection ? 'Name the collection.'
         : (!collection && invalidID(v.collection, 'collection')) || (v.id && invalidID(v.id, 'document'))
         || (v.name ? validateField(v) : v.value.trim() ? 'Name the field, or leave its value empty.' : null)),
+      commit: async (v) => {
+        const parent = collection ? state.collection : [...state.parent, v.collection];
+        const fields = v.name ? { [v.name]: parseField(v) } : {};
+        if (v.id) {
+          await call('firestore', api([...parent, v.id].join('/')), { method: 'PATCH', body: { fields } });
+          created = [...parent, v.id];
+        } else {
+          const answer = await call('firestore', api(parent.join('/')), { method: 'POST', body: { fields } });
+          created = [...parent, lastSegment(answer.name)];
+        }
+      },
     });
     if (!values) return;
-    const parent = collection ? state.collection : [...state.parent, values.collection];
-    const fields = values.name ? { [values.name]: parseField(values) } : {};
-    let name;
-    if (values.id) {
-      await call('firestore', api([...parent, values.id].join('/')), { method: 'PATCH', body: { fields } });
-      name = values.id;
-    } else {
-      const created = await call('firestore', api(parent.join('/')), { method: 'POST', body: { fields } });
-      name = lastSegment(created.name);
-    }
-    location.hash = route([...parent, name]);
+    location.hash = route(created);
   } else if (target.dataset.addField !== undefined || target.dataset.editField !== undefined) {
     const name = target.dataset.editField;
-    const values = await fieldDialog(name ? `Edit ${name}` : 'Add a field', fieldForm(name, name ? state.document?.fields?.[name] : null), { validate: validateField });
+    const values = await fieldDialog(name ? `Edit ${name}` : 'Add a field', fieldForm(name, name ? state.document?.fields?.[name] : null), {
+      validate: validateField,
+      commit: async (v) => {
+        const query = new URLSearchParams({ 'updateMask.fieldPaths': quoteField(v.name) });
+        await call('firestore', `${api(documentPath)}?${query}`, { method: 'PATCH', body: { fields: { [v.name]: parseField(v) } } });
+      },
+    });
     if (!values) return;
-    const query = new URLSearchParams({ 'updateMask.fieldPaths': quoteField(values.name) });
-    await call('firestore', `${api(documentPath)}?${query}`, { method: 'PATCH', body: { fields: { [values.name]: parseField(values) } } });
     await refresh(main, { force: true });
   } else if (target.dataset.deleteField !== undefined) {
     const query = new URLSearchParams({ 'updateMask.fieldPaths': quoteField(target.dataset.deleteField), 'currentDocument.exists': 'true' });
@@ -2007,7 +2047,7 @@ async function editMetadata(object) {
   const values = await dialog(`Metadata of ${baseName(object)}`, metadataForm(object), {
     validate: (typed) => {
       if (typed.newValue && !typed.newKey) return 'Name the key of the new value.';
-      if (typed.newKey in current) return `${typed.newKey} is already a key: change its value above.`;
+      if (Object.hasOwn(current, typed.newKey)) return `${typed.newKey} is already a key: change its value above.`;
       if (typed.newKey === 'firebaseStorageDownloadTokens') return 'Download tokens are created and revoked below the metadata.';
       return null;
     },
@@ -2027,6 +2067,8 @@ async function editMetadata(object) {
 
 async function load(main) {
   const [all, listing] = await Promise.all([buckets(), list(view.bucket, view.prefix)]);
+  // A visit left while it read must not write into the next visit's view.
+  if (!main.isConnected) return;
   Object.assign(view, { all, ...listing });
   if (view.selected && !listing.files.some((f) => f.name === view.selected.name)) view.selected = null;
   draw(main);
@@ -2146,18 +2188,24 @@ export function typeOf(value) {
 /**
  * Maps and arrays are edited as JSON. A value inside them that JSON cannot say exactly is written as an
  * object with one `$` key: `{"$timestamp": "2024-05-01T10:00:00Z"}`, `{"$geopoint": [52.37, 4.9]}`,
- * `{"$reference": "users/alice"}`, `{"$bytes": "aGk="}`, `{"$integer": "9007199254740993"}` (past 2^53) and
- * `{"$double": 1}` (a double with an integral value, or `"NaN"`, `"Infinity"`, `"-Infinity"`), so
- * saving a map unchanged stores exactly what was there.
+ * `{"$reference": "users/alice"}`, `{"$bytes": "aGk="}`, `{"$integer": "9007199254740993"}` (past 2^53),
+ * `{"$double": 1}` (a double with an integral value, or `"NaN"`, `"Infinity"`, `"-Infinity"`) and
+ * `{"$map": {…}}` (a map whose only key is one of these names), so saving a map unchanged stores exactly
+ * what was there.
  */
 export const tagsHelp = 'Inside maps and arrays: {"$timestamp": "2024-05-01T10:00:00Z"}, {"$geopoint": [lat, lng]}, '
-  + '{"$reference": "users/alice"}, {"$bytes": "base64"}, {"$integer": "…"} past 2^53, {"$double": 1}.';
+  + '{"$reference": "users/alice"}, {"$bytes": "base64"}, {"$integer": "…"} past 2^53, {"$double": 1}, '
+  + 'and {"$map": {…}} for a map whose only key is one of these.';
 
-const tags = ['$timestamp', '$geopoint', '$reference', '$bytes', '$integer', '$double'];
+const tags = ['$timestamp', '$geopoint', '$reference', '$bytes', '$integer', '$double', '$map'];
 
 /** The editable JSON of a value (see `tagsHelp`); references are shown relative to `databaseRoot`. */
 export function toEditable(value, databaseRoot) {
-  if ('mapValue' in value) return Object.fromEntries(Object.entries(value.mapValue.fields || {}).map(([k, v]) => [k, toEditable(v, databaseRoot)]));
+  if ('mapValue' in value) {
+    const entries = Object.entries(value.mapValue.fields || {});
+    const map = Object.fromEntries(entries.map(([k, v]) => [k, toEditable(v, databaseRoot)]));
+    return entries.length === 1 && tags.includes(entries[0][0]) ? { $map: map } : map;
+  }
   if ('arrayValue' in value) return (value.arrayValue.values || []).map((v) => toEditable(v, databaseRoot));
   if ('integerValue' in value) {
     const number = Number(value.integerValue);
@@ -2198,33 +2246,56 @@ export function parseExactJSON(text) {
 /** The proto3 JSON value of editable JSON (see `tagsHelp`); throws an Error saying what is wrong. */
 export function fromEditable(plain, databaseRoot) {
   if (plain === null) return { nullValue: null };
-  if (Array.isArray(plain)) return { arrayValue: { values: plain.map((v) => fromEditable(v, databaseRoot)) } };
+  if (Array.isArray(plain)) {
+    if (plain.some(Array.isArray)) throw new Error('An array cannot hold an array: put the inner one in a map.');
+    return { arrayValue: { values: plain.map((v) => fromEditable(v, databaseRoot)) } };
+  }
   if (typeof plain === 'object') {
     const keys = Object.keys(plain);
     if (keys.length === 1 && tags.includes(keys[0])) return fromTag(keys[0], plain[keys[0]], databaseRoot);
-    return { mapValue: { fields: Object.fromEntries(keys.map((k) => [k, fromEditable(plain[k], databaseRoot)])) } };
+    return mapOf(plain, databaseRoot);
   }
   if (typeof plain === 'boolean') return { booleanValue: plain };
   if (typeof plain === 'number') return Number.isInteger(plain) ? { integerValue: String(plain) } : { doubleValue: plain };
   return { stringValue: String(plain) };
 }
 
+/** A map value of a plain object's entries, its keys checked as production checks field names. */
+function mapOf(plain, databaseRoot) {
+  const keys = Object.keys(plain);
+  for (const key of keys) {
+    if (key === '') throw new Error('A map key cannot be empty.');
+    if (/^__.*__$/.test(key)) throw new Error(`The key ${key} is reserved: keys cannot start and end with "__".`);
+  }
+  return { mapValue: { fields: Object.fromEntries(keys.map((k) => [k, fromEditable(plain[k], databaseRoot)])) } };
+}
+
+/** The text of a number `parseExactJSON` may have wrapped in a tag. */
+function numberText(content) {
+  return String(content !== null && typeof content === 'object' ? (content.$double ?? content.$integer) : content).trim();
+}
+
 function fromTag(tag, content, databaseRoot) {
-  const text = typeof content === 'object' && content !== null && '$double' in content ? String(content.$double) : String(content);
+  const text = numberText(content);
   switch (tag) {
     case '$timestamp': return parse(text, 'timestamp', databaseRoot);
     case '$geopoint':
       if (!Array.isArray(content) || content.length !== 2) throw new Error('A $geopoint is [latitude, longitude].');
-      return parse(content.map((c) => (typeof c === 'object' && c !== null ? c.$double : c)).join(','), 'geopoint', databaseRoot);
+      return parse(content.map(numberText).join(','), 'geopoint', databaseRoot);
     case '$reference': return parse(text, 'reference', databaseRoot);
     case '$bytes': return parse(text, 'bytes', databaseRoot);
     case '$integer':
       if (!/^-?\d+$/.test(text.trim())) throw new Error('An $integer is written as its digits.');
       return parse(text, 'number', databaseRoot);
     case '$double': {
-      const value = parse(text, 'number', databaseRoot);
-      return 'integerValue' in value ? { doubleValue: Number(value.integerValue) } : value;
+      if (['NaN', 'Infinity', '-Infinity'].includes(text)) return { doubleValue: text };
+      const number = Number(text);
+      if (!decimalPattern.test(text) || !Number.isFinite(number)) throw new Error('A $double is a number, or "NaN", "Infinity", "-Infinity".');
+      return { doubleValue: number };
     }
+    case '$map':
+      if (content === null || typeof content !== 'object' || Array.isArray(content)) throw new Error('A $map holds a JSON object.');
+      return mapOf(content, databaseRoot);
     default: throw new Error(`Unknown tag ${tag}.`);
   }
 }
@@ -2233,7 +2304,7 @@ function fromTag(tag, content, databaseRoot) {
 export function editText(value, type, databaseRoot = '') {
   switch (type) {
     case 'string': return value.stringValue ?? '';
-    case 'number': return value.integerValue ?? String(value.doubleValue ?? 0);
+    case 'number': return value.integerValue ?? doubleText(value.doubleValue ?? 0);
     case 'boolean': return String(Boolean(value.booleanValue));
     case 'timestamp': return value.timestampValue ?? new Date().toISOString();
     case 'geopoint': return `${value.geoPointValue?.latitude || 0}, ${value.geoPointValue?.longitude || 0}`;
@@ -2244,12 +2315,21 @@ export function editText(value, type, databaseRoot = '') {
   }
 }
 
+/** A double as the editor shows it: with a point when it is integral, so saving it keeps it a double. */
+function doubleText(double) {
+  const number = Number(double);
+  if (typeof double === 'string' && !Number.isFinite(number)) return double;  // "NaN", "Infinity", "-Infinity"
+  return Number.isInteger(number) && !/e/.test(String(number)) ? number.toFixed(1) : String(number);
+}
+
 /** The text a new value of `type` starts with in the editor. */
 export function exampleText(type) {
   return { number: '0', boolean: 'true', timestamp: new Date().toISOString(), geopoint: '0, 0', map: '{}', array: '[]' }[type] ?? '';
 }
 
 const int64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+/** A number written in decimal, as the SDKs' number fields take it (no hexadecimal, no leading +). */
+const decimalPattern = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const timestampPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 /** Parses the editor's text as a value of `type`; throws an Error saying what is wrong. */
@@ -2266,7 +2346,7 @@ export function parse(text, type, databaseRoot) {
       }
       if (['NaN', 'Infinity', '-Infinity'].includes(trimmed)) return { doubleValue: trimmed };
       const number = Number(trimmed);
-      if (trimmed === '' || !Number.isFinite(number)) throw new Error('Enter a number (or NaN, Infinity, -Infinity).');
+      if (!decimalPattern.test(trimmed) || !Number.isFinite(number)) throw new Error('Enter a number (or NaN, Infinity, -Infinity).');
       return { doubleValue: number };
     }
     case 'boolean': {

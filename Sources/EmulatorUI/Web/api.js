@@ -88,8 +88,12 @@ export function toast(message, bad = false) {
   setTimeout(() => item.remove(), bad ? 8000 : 4000);
 }
 
-/** Opens a modal dialog with `content` (an `html` value) and resolves with its form's values, or null. */
-export function dialog(title, content, { submit = 'Save', validate } = {}) {
+/**
+ * Opens a modal dialog with `content` (an `html` value) and resolves with its form's values, or null.
+ * `validate(values, form)` may answer a message that keeps it open; `commit(values)`, when given, is awaited
+ * before it closes, and what it throws is shown in the dialog, which stays open with what was typed.
+ */
+export function dialog(title, content, { submit = 'Save', validate, commit } = {}) {
   return new Promise((resolve) => {
     const element = document.createElement('dialog');
     element.innerHTML = html`<form method="dialog"><h2>${title}</h2>${content}
@@ -101,12 +105,25 @@ export function dialog(title, content, { submit = 'Save', validate } = {}) {
     const finish = (value) => { element.close(); element.remove(); resolve(value); };
     element.querySelector('[data-cancel]').addEventListener('click', () => finish(null));
     element.addEventListener('cancel', (event) => { event.preventDefault(); finish(null); });
-    form.addEventListener('submit', (event) => {
+    form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const values = Object.fromEntries(new FormData(form).entries());
       form.querySelectorAll('input[type=checkbox]').forEach((box) => { values[box.name] = box.checked; });
+      const error = element.querySelector('[data-error]');
       const problem = validate ? validate(values, form) : null;
-      if (problem) { element.querySelector('[data-error]').textContent = problem; return; }
+      if (problem) { error.textContent = problem; return; }
+      if (commit) {
+        const buttons = form.querySelectorAll('button');
+        buttons.forEach((button) => { button.disabled = true; });
+        try {
+          await commit(values);
+        } catch (thrown) {
+          error.textContent = thrown.message;
+          return;
+        } finally {
+          buttons.forEach((button) => { button.disabled = false; });
+        }
+      }
       finish(values);
     });
     element.showModal();

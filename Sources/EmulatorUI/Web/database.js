@@ -7,6 +7,8 @@ import { call, currentConfig, dialog, html, origin, refreshEvery, replaceHTML, t
 
 const refreshInterval = 750;
 const shownChildren = 200;
+/** The most children one node shows (the UI API's limit): past them, export the namespace to see the rest. */
+const mostChildren = 1000;
 let view = null;
 let stop = null;
 
@@ -16,6 +18,10 @@ const url = (path, query = {}) => {
   return `/${segments(path).map(encodeURIComponent).join('/')}.json?${parameters}`;
 };
 const child = (path, key) => (path === '/' ? '' : path) + '/' + key;
+
+/** The emulator's rule for a namespace name: one that breaks it is refused here rather than read again and again. */
+const validNamespace = (name) => /^[A-Za-z0-9_-]{1,100}$/.test(name);
+const namespaceRule = 'A namespace name is 1 to 100 letters, digits, "-" and "_".';
 
 /**
  * What the UI API says of the node at `path`: `{count, children: [{key, value} or {key, count}]}`, or
@@ -54,7 +60,9 @@ function childList(path, known) {
   if ('value' in known) return html`<ul><li class="mono">${valueText(known.value, known.truncated)}</li></ul>`;
   const items = known.children.map((entry) => node(child(path, entry.key), entry.key, entry));
   const left = known.count - known.children.length;
-  const more = left > 0 ? html`<li><button type="button" class="link" data-more="${path}">Show ${Math.min(shownChildren, left).toLocaleString()} more of ${left.toLocaleString()}</button></li>` : html``;
+  const more = left <= 0 ? html``
+    : known.children.length >= mostChildren ? html`<li class="muted">The first ${mostChildren.toLocaleString()} of ${known.count.toLocaleString()} children are shown; export the namespace to see them all.</li>`
+    : html`<li><button type="button" class="link" data-more="${path}">Show ${Math.min(shownChildren, left).toLocaleString()} more of ${left.toLocaleString()}</button></li>`;
   return html`<ul>${items}${more}</ul>`;
 }
 
@@ -82,6 +90,8 @@ async function refresh(main, force = false) {
     if (path === '/') rootError = error.message;
     return undefined;
   })));
+  // A visit left while it read must not write into the next visit's view.
+  if (!main.isConnected) return;
   view.error = rootError;
   shown.forEach((path, index) => {
     if (answers[index] === undefined) view.nodes.delete(path);
@@ -105,7 +115,7 @@ async function act(main, button) {
       await refresh(main, true);
     }
   } else if (data.more) {
-    view.limits.set(data.more, (view.limits.get(data.more) || shownChildren) + shownChildren);
+    view.limits.set(data.more, Math.min(mostChildren, (view.limits.get(data.more) || shownChildren) + shownChildren));
     await refresh(main, true);
   } else if (data.edit) {
     const current = await call('database', url(data.edit));
@@ -134,6 +144,7 @@ async function act(main, button) {
 export async function render(main, args) {
   leave();
   const namespace = args[0] || `${currentConfig().projectId}-default-rtdb`;
+  const invalidName = validNamespace(namespace) ? null : namespaceRule;
   view = { namespace, expanded: new Set(['/']), nodes: new Map(), limits: new Map(), error: null };
   main.innerHTML = html`<h1>Realtime Database</h1>
     <div class="toolbar"><label class="inline" for="ns">Namespace</label><input id="ns" data-namespace value="${namespace}" aria-label="Namespace">
@@ -144,9 +155,8 @@ export async function render(main, args) {
     <div class="panel tree-panel" data-tree><p class="empty">Loading…</p></div>`.__html;
   main.querySelector('[data-namespace]').addEventListener('change', (event) => {
     const name = event.target.value.trim();
-    // The emulator's rule for a namespace name: refused here rather than read again and again.
-    if (!/^[A-Za-z0-9_-]{1,100}$/.test(name)) {
-      toast('A namespace name is 1 to 100 letters, digits, "-" and "_".', true);
+    if (!validNamespace(name)) {
+      toast(namespaceRule, true);
       return;
     }
     location.hash = `#/database/${encodeURIComponent(name)}`;
@@ -183,6 +193,11 @@ export async function render(main, args) {
     const button = event.target.closest('button');
     if (button) act(main, button).catch((error) => toast(error.message, true));
   });
+  if (invalidName) {
+    view.error = invalidName;
+    draw(main);
+    return;
+  }
   await refresh(main, true);
   stop = refreshEvery(refreshInterval, () => refresh(main), main);
 }

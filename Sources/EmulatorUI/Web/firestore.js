@@ -249,6 +249,8 @@ async function refresh(main, { force = false } = {}) {
   // Not while the filter is being typed: a redraw would take the input away.
   if (!force && document.activeElement?.closest('[data-filter-form]')) return;
   const state = await load(view.segments, view.state?.tokens);
+  // A visit left while it read must not write into the next visit's view (its actions act on that view).
+  if (!main.isConnected) return;
   const text = JSON.stringify(state);
   if (!force && text === view.text) return;
   view.state = state;
@@ -275,6 +277,7 @@ async function act(main, target) {
     await refresh(main, { force: true });
   } else if (target.dataset.addCollection !== undefined || target.dataset.addDocument !== undefined) {
     const collection = target.dataset.addDocument !== undefined;
+    let created = null;
     const values = await fieldDialog(collection ? 'Add a document' : 'Start a collection', html`
       ${collection ? html`` : html`<label for="c-id">Collection ID</label><input id="c-id" name="collection" required>`}
       <label for="d-id">Document ID (empty: a new random ID)</label><input id="d-id" name="id">${fieldForm('', null, { optional: true })}`,
@@ -283,25 +286,30 @@ async function act(main, target) {
       validate: (v) => (!collection && !v.collection ? 'Name the collection.'
         : (!collection && invalidID(v.collection, 'collection')) || (v.id && invalidID(v.id, 'document'))
         || (v.name ? validateField(v) : v.value.trim() ? 'Name the field, or leave its value empty.' : null)),
+      commit: async (v) => {
+        const parent = collection ? state.collection : [...state.parent, v.collection];
+        const fields = v.name ? { [v.name]: parseField(v) } : {};
+        if (v.id) {
+          await call('firestore', api([...parent, v.id].join('/')), { method: 'PATCH', body: { fields } });
+          created = [...parent, v.id];
+        } else {
+          const answer = await call('firestore', api(parent.join('/')), { method: 'POST', body: { fields } });
+          created = [...parent, lastSegment(answer.name)];
+        }
+      },
     });
     if (!values) return;
-    const parent = collection ? state.collection : [...state.parent, values.collection];
-    const fields = values.name ? { [values.name]: parseField(values) } : {};
-    let name;
-    if (values.id) {
-      await call('firestore', api([...parent, values.id].join('/')), { method: 'PATCH', body: { fields } });
-      name = values.id;
-    } else {
-      const created = await call('firestore', api(parent.join('/')), { method: 'POST', body: { fields } });
-      name = lastSegment(created.name);
-    }
-    location.hash = route([...parent, name]);
+    location.hash = route(created);
   } else if (target.dataset.addField !== undefined || target.dataset.editField !== undefined) {
     const name = target.dataset.editField;
-    const values = await fieldDialog(name ? `Edit ${name}` : 'Add a field', fieldForm(name, name ? state.document?.fields?.[name] : null), { validate: validateField });
+    const values = await fieldDialog(name ? `Edit ${name}` : 'Add a field', fieldForm(name, name ? state.document?.fields?.[name] : null), {
+      validate: validateField,
+      commit: async (v) => {
+        const query = new URLSearchParams({ 'updateMask.fieldPaths': quoteField(v.name) });
+        await call('firestore', `${api(documentPath)}?${query}`, { method: 'PATCH', body: { fields: { [v.name]: parseField(v) } } });
+      },
+    });
     if (!values) return;
-    const query = new URLSearchParams({ 'updateMask.fieldPaths': quoteField(values.name) });
-    await call('firestore', `${api(documentPath)}?${query}`, { method: 'PATCH', body: { fields: { [values.name]: parseField(values) } } });
     await refresh(main, { force: true });
   } else if (target.dataset.deleteField !== undefined) {
     const query = new URLSearchParams({ 'updateMask.fieldPaths': quoteField(target.dataset.deleteField), 'currentDocument.exists': 'true' });

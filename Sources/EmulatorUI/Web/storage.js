@@ -182,7 +182,7 @@ async function editMetadata(object) {
   const values = await dialog(`Metadata of ${baseName(object)}`, metadataForm(object), {
     validate: (typed) => {
       if (typed.newValue && !typed.newKey) return 'Name the key of the new value.';
-      if (typed.newKey in current) return `${typed.newKey} is already a key: change its value above.`;
+      if (Object.hasOwn(current, typed.newKey)) return `${typed.newKey} is already a key: change its value above.`;
       if (typed.newKey === 'firebaseStorageDownloadTokens') return 'Download tokens are created and revoked below the metadata.';
       return null;
     },
@@ -202,6 +202,8 @@ async function editMetadata(object) {
 
 async function load(main) {
   const [all, listing] = await Promise.all([buckets(), list(view.bucket, view.prefix)]);
+  // A visit left while it read must not write into the next visit's view.
+  if (!main.isConnected) return;
   Object.assign(view, { all, ...listing });
   if (view.selected && !listing.files.some((f) => f.name === view.selected.name)) view.selected = null;
   draw(main);

@@ -18,18 +18,24 @@ export function typeOf(value) {
 /**
  * Maps and arrays are edited as JSON. A value inside them that JSON cannot say exactly is written as an
  * object with one `$` key: `{"$timestamp": "2024-05-01T10:00:00Z"}`, `{"$geopoint": [52.37, 4.9]}`,
- * `{"$reference": "users/alice"}`, `{"$bytes": "aGk="}`, `{"$integer": "9007199254740993"}` (past 2^53) and
- * `{"$double": 1}` (a double with an integral value, or `"NaN"`, `"Infinity"`, `"-Infinity"`), so
- * saving a map unchanged stores exactly what was there.
+ * `{"$reference": "users/alice"}`, `{"$bytes": "aGk="}`, `{"$integer": "9007199254740993"}` (past 2^53),
+ * `{"$double": 1}` (a double with an integral value, or `"NaN"`, `"Infinity"`, `"-Infinity"`) and
+ * `{"$map": {…}}` (a map whose only key is one of these names), so saving a map unchanged stores exactly
+ * what was there.
  */
 export const tagsHelp = 'Inside maps and arrays: {"$timestamp": "2024-05-01T10:00:00Z"}, {"$geopoint": [lat, lng]}, '
-  + '{"$reference": "users/alice"}, {"$bytes": "base64"}, {"$integer": "…"} past 2^53, {"$double": 1}.';
+  + '{"$reference": "users/alice"}, {"$bytes": "base64"}, {"$integer": "…"} past 2^53, {"$double": 1}, '
+  + 'and {"$map": {…}} for a map whose only key is one of these.';
 
-const tags = ['$timestamp', '$geopoint', '$reference', '$bytes', '$integer', '$double'];
+const tags = ['$timestamp', '$geopoint', '$reference', '$bytes', '$integer', '$double', '$map'];
 
 /** The editable JSON of a value (see `tagsHelp`); references are shown relative to `databaseRoot`. */
 export function toEditable(value, databaseRoot) {
-  if ('mapValue' in value) return Object.fromEntries(Object.entries(value.mapValue.fields || {}).map(([k, v]) => [k, toEditable(v, databaseRoot)]));
+  if ('mapValue' in value) {
+    const entries = Object.entries(value.mapValue.fields || {});
+    const map = Object.fromEntries(entries.map(([k, v]) => [k, toEditable(v, databaseRoot)]));
+    return entries.length === 1 && tags.includes(entries[0][0]) ? { $map: map } : map;
+  }
   if ('arrayValue' in value) return (value.arrayValue.values || []).map((v) => toEditable(v, databaseRoot));
   if ('integerValue' in value) {
     const number = Number(value.integerValue);
@@ -70,33 +76,56 @@ export function parseExactJSON(text) {
 /** The proto3 JSON value of editable JSON (see `tagsHelp`); throws an Error saying what is wrong. */
 export function fromEditable(plain, databaseRoot) {
   if (plain === null) return { nullValue: null };
-  if (Array.isArray(plain)) return { arrayValue: { values: plain.map((v) => fromEditable(v, databaseRoot)) } };
+  if (Array.isArray(plain)) {
+    if (plain.some(Array.isArray)) throw new Error('An array cannot hold an array: put the inner one in a map.');
+    return { arrayValue: { values: plain.map((v) => fromEditable(v, databaseRoot)) } };
+  }
   if (typeof plain === 'object') {
     const keys = Object.keys(plain);
     if (keys.length === 1 && tags.includes(keys[0])) return fromTag(keys[0], plain[keys[0]], databaseRoot);
-    return { mapValue: { fields: Object.fromEntries(keys.map((k) => [k, fromEditable(plain[k], databaseRoot)])) } };
+    return mapOf(plain, databaseRoot);
   }
   if (typeof plain === 'boolean') return { booleanValue: plain };
   if (typeof plain === 'number') return Number.isInteger(plain) ? { integerValue: String(plain) } : { doubleValue: plain };
   return { stringValue: String(plain) };
 }
 
+/** A map value of a plain object's entries, its keys checked as production checks field names. */
+function mapOf(plain, databaseRoot) {
+  const keys = Object.keys(plain);
+  for (const key of keys) {
+    if (key === '') throw new Error('A map key cannot be empty.');
+    if (/^__.*__$/.test(key)) throw new Error(`The key ${key} is reserved: keys cannot start and end with "__".`);
+  }
+  return { mapValue: { fields: Object.fromEntries(keys.map((k) => [k, fromEditable(plain[k], databaseRoot)])) } };
+}
+
+/** The text of a number `parseExactJSON` may have wrapped in a tag. */
+function numberText(content) {
+  return String(content !== null && typeof content === 'object' ? (content.$double ?? content.$integer) : content).trim();
+}
+
 function fromTag(tag, content, databaseRoot) {
-  const text = typeof content === 'object' && content !== null && '$double' in content ? String(content.$double) : String(content);
+  const text = numberText(content);
   switch (tag) {
     case '$timestamp': return parse(text, 'timestamp', databaseRoot);
     case '$geopoint':
       if (!Array.isArray(content) || content.length !== 2) throw new Error('A $geopoint is [latitude, longitude].');
-      return parse(content.map((c) => (typeof c === 'object' && c !== null ? c.$double : c)).join(','), 'geopoint', databaseRoot);
+      return parse(content.map(numberText).join(','), 'geopoint', databaseRoot);
     case '$reference': return parse(text, 'reference', databaseRoot);
     case '$bytes': return parse(text, 'bytes', databaseRoot);
     case '$integer':
       if (!/^-?\d+$/.test(text.trim())) throw new Error('An $integer is written as its digits.');
       return parse(text, 'number', databaseRoot);
     case '$double': {
-      const value = parse(text, 'number', databaseRoot);
-      return 'integerValue' in value ? { doubleValue: Number(value.integerValue) } : value;
+      if (['NaN', 'Infinity', '-Infinity'].includes(text)) return { doubleValue: text };
+      const number = Number(text);
+      if (!decimalPattern.test(text) || !Number.isFinite(number)) throw new Error('A $double is a number, or "NaN", "Infinity", "-Infinity".');
+      return { doubleValue: number };
     }
+    case '$map':
+      if (content === null || typeof content !== 'object' || Array.isArray(content)) throw new Error('A $map holds a JSON object.');
+      return mapOf(content, databaseRoot);
     default: throw new Error(`Unknown tag ${tag}.`);
   }
 }
@@ -105,7 +134,7 @@ function fromTag(tag, content, databaseRoot) {
 export function editText(value, type, databaseRoot = '') {
   switch (type) {
     case 'string': return value.stringValue ?? '';
-    case 'number': return value.integerValue ?? String(value.doubleValue ?? 0);
+    case 'number': return value.integerValue ?? doubleText(value.doubleValue ?? 0);
     case 'boolean': return String(Boolean(value.booleanValue));
     case 'timestamp': return value.timestampValue ?? new Date().toISOString();
     case 'geopoint': return `${value.geoPointValue?.latitude || 0}, ${value.geoPointValue?.longitude || 0}`;
@@ -116,12 +145,21 @@ export function editText(value, type, databaseRoot = '') {
   }
 }
 
+/** A double as the editor shows it: with a point when it is integral, so saving it keeps it a double. */
+function doubleText(double) {
+  const number = Number(double);
+  if (typeof double === 'string' && !Number.isFinite(number)) return double;  // "NaN", "Infinity", "-Infinity"
+  return Number.isInteger(number) && !/e/.test(String(number)) ? number.toFixed(1) : String(number);
+}
+
 /** The text a new value of `type` starts with in the editor. */
 export function exampleText(type) {
   return { number: '0', boolean: 'true', timestamp: new Date().toISOString(), geopoint: '0, 0', map: '{}', array: '[]' }[type] ?? '';
 }
 
 const int64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+/** A number written in decimal, as the SDKs' number fields take it (no hexadecimal, no leading +). */
+const decimalPattern = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const timestampPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 /** Parses the editor's text as a value of `type`; throws an Error saying what is wrong. */
@@ -138,7 +176,7 @@ export function parse(text, type, databaseRoot) {
       }
       if (['NaN', 'Infinity', '-Infinity'].includes(trimmed)) return { doubleValue: trimmed };
       const number = Number(trimmed);
-      if (trimmed === '' || !Number.isFinite(number)) throw new Error('Enter a number (or NaN, Infinity, -Infinity).');
+      if (!decimalPattern.test(trimmed) || !Number.isFinite(number)) throw new Error('Enter a number (or NaN, Infinity, -Infinity).');
       return { doubleValue: number };
     }
     case 'boolean': {
