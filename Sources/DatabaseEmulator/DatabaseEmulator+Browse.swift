@@ -2,12 +2,6 @@ import DatabaseTree
 import HashTreeCollections
 import EmulatorCore
 
-/// Why the Emulator UI's read of a node's children was refused: a namespace or path no database could have.
-public struct DatabaseBrowseError: Error, Sendable {
-    /// What is wrong, for the developer.
-    public let message: String
-}
-
 extension DatabaseEmulator {
     /// The longest string value `children(of:in:limit:)` sends whole; a longer one is cut and marked.
     static let browsedStringLimit = 200
@@ -16,17 +10,18 @@ extension DatabaseEmulator {
     /// many children it has and the first `limit` of them in key order, each with its key and either its
     /// value (a leaf; a string longer than 200 characters is cut and marked `truncated`) or how many
     /// children it has. One read however wide the node, where reading each shown child with `shallow=true`
-    /// would take one request per child. Rules do not apply (the UI is an administrator).
-    public func children(of path: String, in namespace: String?, limit: Int) throws(DatabaseBrowseError) -> JSONValue {
+    /// would take one request per child. Rules do not apply (the UI is an administrator). A namespace or path no
+    /// database could have is refused as `INVALID_ARGUMENT`.
+    public func children(of path: String, in namespace: String?, limit: Int) throws(APIError) -> JSONValue {
         let name: String
         do {
             name = try databases.namespace(requested: namespace, host: nil)
         } catch {
-            throw DatabaseBrowseError(message: error.message)
+            throw .invalidArgument(error.message)
         }
         let location = DatabasePath(path)
         if let key = location.invalidKey {
-            throw DatabaseBrowseError(message: Database.invalidPathMessage(key))
+            throw .invalidArgument(Database.invalidPathMessage(key))
         }
         let node = databases.database(name).root.node(at: location)
         if let leaf = node.leaf {

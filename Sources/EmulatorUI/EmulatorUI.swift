@@ -24,8 +24,8 @@ import Hummingbird
 /// - `GET /api/database/children?ns=NS&path=/a/b&limit=200`: what the Realtime Database page shows of a node
 ///   in one read: `{"count", "children": [{"key", "value"} or {"key", "count"}]}`, the first `limit` (at
 ///   most 1,000) children in key order, each a leaf's value (a string past 200 characters cut, with
-///   `"truncated": true`) or how many children it has; a leaf answers its `value`. 400 `{"message"}` for
-///   a namespace or path no database could have.
+///   `"truncated": true`) or how many children it has; a leaf answers its `value`. 400 in Google's error
+///   envelope for a bad limit, or a namespace or path no database could have.
 ///
 /// Every other `GET` serves the app: `/` the page, `/assets/<file>` its files.
 public enum EmulatorUI {
@@ -57,7 +57,7 @@ public enum EmulatorUI {
             }
             if segments == ["api", "database", "children"] {
                 guard request.method == .get else { throw APIError.notFound("Not Found") }
-                return databaseChildren(request, actions.databaseChildren)
+                return .json(try databaseChildren(request, actions.databaseChildren))
             }
             guard request.method == .get || request.method == .head else {
                 throw APIError.notFound("Not Found")
@@ -96,47 +96,33 @@ public enum EmulatorUI {
         public var export: Transfer?
         /// Imports from an export folder (`POST /api/import`).
         public var `import`: Transfer?
-        /// The children of a Realtime Database node (`GET /api/database/children`): the path, the namespace
-        /// (nil: the default) and how many; the answer's JSON, or the message of a refusal.
-        public var databaseChildren: (@Sendable (_ path: String, _ namespace: String?, _ limit: Int) -> Result<JSONValue, DatabaseChildrenRefusal>)?
+        /// Reads what the Realtime Database page shows of a node: the path, the namespace (nil: the default)
+        /// and how many children; the answer's JSON. What it throws is answered as errors are (an `APIError`
+        /// in Google's envelope).
+        public typealias Browse = @Sendable (_ path: String, _ namespace: String?, _ limit: Int) throws -> JSONValue
+
+        /// The children of a Realtime Database node (`GET /api/database/children`).
+        public var databaseChildren: Browse?
 
         /// Actions; none by default.
-        public init(
-            export: Transfer? = nil, import: Transfer? = nil,
-            databaseChildren: (@Sendable (String, String?, Int) -> Result<JSONValue, DatabaseChildrenRefusal>)? = nil
-        ) {
+        public init(export: Transfer? = nil, import: Transfer? = nil, databaseChildren: Browse? = nil) {
             self.export = export
             self.import = `import`
             self.databaseChildren = databaseChildren
         }
     }
 
-    /// Why `GET /api/database/children` was refused (answered 400 with it).
-    public struct DatabaseChildrenRefusal: Error, Sendable {
-        /// What is wrong.
-        public var message: String
-
-        /// A refusal saying `message`.
-        public init(message: String) { self.message = message }
-    }
-
     /// The most children `GET /api/database/children` answers at once.
     static let databaseChildrenLimit = 1000
 
-    private static func databaseChildren(
-        _ request: Request, _ action: (@Sendable (String, String?, Int) -> Result<JSONValue, DatabaseChildrenRefusal>)?
-    ) -> Response {
-        guard let action else { return .json(["message": "The Realtime Database is not running."], status: 400) }
+    private static func databaseChildren(_ request: Request, _ browse: Actions.Browse?) throws -> JSONValue {
+        guard let browse else { throw APIError.invalidArgument("The Realtime Database is not running.") }
         let parameters = request.uri.queryParameters
         let limit = parameters["limit"].map { Int(String($0)) } ?? 200
         guard let limit, (1...databaseChildrenLimit).contains(limit) else {
-            return .json(["message": .string("limit is from 1 to \(databaseChildrenLimit).")], status: 400)
+            throw APIError.invalidArgument("limit is from 1 to \(databaseChildrenLimit).")
         }
-        let path = parameters["path"].map(String.init) ?? "/"
-        switch action(path, parameters["ns"].map(String.init), limit) {
-        case .success(let answer): return .json(answer)
-        case .failure(let refusal): return .json(["message": .string(refusal.message)], status: 400)
-        }
+        return try browse(parameters["path"].map(String.init) ?? "/", parameters["ns"].map(String.init), limit)
     }
 
     private static func transfer(_ request: Request, _ name: String, _ action: Actions.Transfer?) async -> Response {

@@ -174,11 +174,12 @@ public final class Suite: Sendable {
     private func startUI(_ requests: RequestLog) async throws {
         let address = config.address(of: .ui)
         let projectID = config.projectID
-        let database = self.database
         let actions = EmulatorUI.Actions(
             export: { [weak self] path in await self?.exportRequested(to: path) ?? ("The suite has stopped.", 500) },
             import: { [weak self] path in await self?.importRequested(from: path) ?? ("The suite has stopped.", 500) },
-            databaseChildren: database.map(Self.browsing))
+            databaseChildren: database.map { database -> EmulatorUI.Actions.Browse in
+                { path, namespace, limit in try database.children(of: path, in: namespace, limit: limit) }
+            })
         let responder = EmulatorUI.responder(requests: requests, logs: logs, actions: actions) { [weak self] in
             EmulatorUI.config(projectID: projectID, emulators: Hub.emulators(self?.running ?? []))
         }
@@ -195,19 +196,6 @@ public final class Suite: Sendable {
                 await server.stop()
             } catch {
                 throw SuiteStartError(emulator: .ui, cause: error)
-            }
-        }
-    }
-
-    /// The UI's read of a Realtime Database node's children (`GET /api/database/children`).
-    private static func browsing(
-        _ database: DatabaseEmulator
-    ) -> @Sendable (String, String?, Int) -> Result<JSONValue, EmulatorUI.DatabaseChildrenRefusal> {
-        { path, namespace, limit in
-            do throws(DatabaseBrowseError) {
-                return .success(try database.children(of: path, in: namespace, limit: limit))
-            } catch {
-                return .failure(EmulatorUI.DatabaseChildrenRefusal(message: error.message))
             }
         }
     }

@@ -29,7 +29,7 @@ import Testing
         #expect(try emulator.children(of: "/n/9", in: "browse", limit: 10) == ["count": 0, "value": "nine", "children": []])
         #expect(try emulator.children(of: "/", in: "browse", limit: 10) == ["count": 1, "children": [["key": "n", "count": 5]]])
         #expect(try emulator.children(of: "/nothing", in: "browse", limit: 10) == ["count": 0, "children": []])
-        #expect(throws: DatabaseBrowseError.self) { try emulator.children(of: "/a.b", in: "browse", limit: 10) }
-        #expect(throws: DatabaseBrowseError.self) { try emulator.children(of: "/", in: "bad ns!", limit: 10) }
+        #expect(throws: APIError.self) { try emulator.children(of: "/a.b", in: "browse", limit: 10) }
+        #expect(throws: APIError.self) { try emulator.children(of: "/", in: "bad ns!", limit: 10) }
     }
 }

@@ -134,7 +134,8 @@ import Testing
         let asked = Mutex<[String]>([])
         let actions = EmulatorUI.Actions(databaseChildren: { path, namespace, limit in
             asked.withLock { $0.append("\(path) \(namespace ?? "-") \(limit)") }
-            return path == "/bad" ? .failure(.init(message: "Invalid path")) : .success(["count": 0, "children": []])
+            if path == "/bad" { throw APIError.invalidArgument("Invalid path") }
+            return ["count": 0, "children": []]
         })
         let app = Application(responder: EmulatorUI.responder(requests: RequestLog(), actions: actions) { [:] })
         try await app.test(.router) { client in

@@ -59,13 +59,27 @@ export async function call(name, path, { method = 'GET', body, headers = {}, raw
   const response = await fetch(origin(name) + path, init);
   if (raw) return response;
   const text = await response.text();
+  if (!response.ok) throw new APIError(response.status, answerMessage(text, response.statusText));
+  return text ? JSON.parse(text) : null;
+}
+
+/**
+ * The message of an error answer's text: Google's envelope (`{"error": {"message"}}`), the Realtime Database's
+ * (`{"error": "…"}`) or a plain `{"message"}`; else the text itself, else `fallback`.
+ */
+export function answerMessage(text, fallback) {
   let json = null;
   try { json = text ? JSON.parse(text) : null; } catch { json = null; }
-  if (!response.ok) {
-    const message = (json && (json.error?.message || json.error || json.message)) || text || response.statusText;
-    throw new APIError(response.status, typeof message === 'string' ? message : JSON.stringify(message));
-  }
-  return json;
+  const message = (json && (json.error?.message || json.error || json.message)) || text || fallback;
+  return typeof message === 'string' ? message : JSON.stringify(message);
+}
+
+/** Saves `blob` as a file named `name` (a download from a blob: URL, revoked once the download has it). */
+export function saveBlob(blob, name) {
+  const url = URL.createObjectURL(blob);
+  Object.assign(document.createElement('a'), { href: url, download: name }).click();
+  // The download reads the URL after this task: revoked at once, it would find nothing.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 /** Escapes text for HTML. */
@@ -630,39 +644,31 @@ function table(main) {
     <button type="button" data-page="1" ${html.raw(state.page >= pages - 1 ? 'disabled' : '')}>Next</button></div>`);
 }
 
-/** The dialog's values for `user` (none: a new user), in the shape the dialog gives them back. */
-function formValues(user) {
+/** The dialog's fields for `user` (none: a new user). */
+function userForm(user) {
   let claims = '';
   if (user?.customAttributes) {
     try { claims = JSON.stringify(JSON.parse(user.customAttributes), null, 2); } catch { claims = user.customAttributes; }
   }
-  return {
-    displayName: user?.displayName || '', phoneNumber: user?.phoneNumber || '', email: user?.email || '', password: '',
-    claims, disabled: Boolean(user?.disabled), idp: '', idpEmail: '', idpName: '',
-  };
-}
-
-/** The dialog's fields for `user` (none: a new user), filled with `values`. */
-function userForm(user, values) {
-  return html`<div class="row2"><div><label for="u-name">Display name</label><input id="u-name" name="displayName" value="${values.displayName}"></div>
-    <div><label for="u-phone">Phone number</label><input id="u-phone" name="phoneNumber" placeholder="+15555550100" value="${values.phoneNumber}"></div></div>
-    <div class="row2"><div><label for="u-email">Email</label><input id="u-email" name="email" type="email" value="${values.email}"></div>
-    <div><label for="u-password">Password${user ? ' (leave empty to keep)' : ''}</label><input id="u-password" name="password" type="text" autocomplete="off" value="${values.password}"></div></div>
-    <label for="u-claims">Custom claims (JSON object)</label><textarea id="u-claims" name="claims" placeholder='{"admin": true}'>${values.claims}</textarea>
-    <label><input type="checkbox" name="disabled" ${html.raw(values.disabled ? 'checked' : '')}> Disabled</label>
-    ${identityFields(user, values)}`;
+  return html`<div class="row2"><div><label for="u-name">Display name</label><input id="u-name" name="displayName" value="${user?.displayName || ''}"></div>
+    <div><label for="u-phone">Phone number</label><input id="u-phone" name="phoneNumber" placeholder="+15555550100" value="${user?.phoneNumber || ''}"></div></div>
+    <div class="row2"><div><label for="u-email">Email</label><input id="u-email" name="email" type="email" value="${user?.email || ''}"></div>
+    <div><label for="u-password">Password${user ? ' (leave empty to keep)' : ''}</label><input id="u-password" name="password" type="text" autocomplete="off"></div></div>
+    <label for="u-claims">Custom claims (JSON object)</label><textarea id="u-claims" name="claims" placeholder='{"admin": true}'>${claims}</textarea>
+    <label><input type="checkbox" name="disabled" ${html.raw(user?.disabled ? 'checked' : '')}> Disabled</label>
+    ${identityFields(user)}`;
 }
 
 /** The user's identity-provider accounts (each may be unlinked) and the fields that link a new one. */
-function identityFields(user, values) {
+function identityFields(user) {
   const linked = (user?.providerUserInfo || []).filter((p) => !['password', 'phone'].includes(p.providerId));
-  const rows = linked.map((p) => html`<label><input type="checkbox" name="unlink:${p.providerId}" ${html.raw(values[`unlink:${p.providerId}`] ? 'checked' : '')}> Unlink
+  const rows = linked.map((p) => html`<label><input type="checkbox" name="unlink:${p.providerId}"> Unlink
     <span class="mono">${p.providerId}</span> ${p.email || p.rawId}${p.displayName ? ` (${p.displayName})` : ''}</label>`);
-  const options = identityProviders.map((id) => html`<option ${html.raw(id === values.idp ? 'selected' : '')}>${id}</option>`);
+  const options = identityProviders.map((id) => html`<option>${id}</option>`);
   return html`<fieldset class="accounts"><legend>Identity-provider accounts</legend>${rows}
     <div class="row3"><div><label for="u-idp">Link an account</label><select id="u-idp" name="idp"><option value="">(none)</option>${options}</select></div>
-    <div><label for="u-idp-email">Its email</label><input id="u-idp-email" name="idpEmail" type="email" value="${values.idpEmail}"></div>
-    <div><label for="u-idp-name">Its display name</label><input id="u-idp-name" name="idpName" value="${values.idpName}"></div></div></fieldset>`;
+    <div><label for="u-idp-email">Its email</label><input id="u-idp-email" name="idpEmail" type="email"></div>
+    <div><label for="u-idp-name">Its display name</label><input id="u-idp-name" name="idpName"></div></div></fieldset>`;
 }
 
 /** A new account ID, in the form of Google's (21 digits). */
@@ -750,25 +756,20 @@ async function save(values, user) {
   return update.localId;
 }
 
-/** Adds a user (none given) or edits one; a refusal opens the dialog again, with what was typed and why. */
+/** Adds a user (none given) or edits one; a refusal is said in the dialog, which keeps what was typed. */
 async function edit(main, user) {
-  let values = formValues(user);
-  let problem = null;
-  for (;;) {
-    const answer = dialog(user ? 'Edit user' : 'Add a user', userForm(user, values), { validate, submit: user ? 'Save' : 'Add user' });
-    if (problem) document.querySelector('dialog[open] [data-error]').textContent = problem;
-    values = await answer;
-    if (!values) return;
-    try {
-      const uid = await save(values, user);
-      toast(user ? 'User saved.' : `User ${uid} added.`);
-      await loadUsers(true);
-      table(main);
-      return;
-    } catch (error) {
-      problem = readable(error);
-    }
-  }
+  let uid = null;
+  const values = await dialog(user ? 'Edit user' : 'Add a user', userForm(user), {
+    validate,
+    submit: user ? 'Save' : 'Add user',
+    commit: async (typed) => {
+      try { uid = await save(typed, user); } catch (error) { throw new Error(readable(error)); }
+    },
+  });
+  if (!values) return;
+  toast(user ? 'User saved.' : `User ${uid} added.`);
+  await loadUsers(true);
+  table(main);
 }
 
 /** Renders the users page into `main`. */
@@ -864,7 +865,7 @@ export function leave() {
 // many children it has and the first 200 (more on demand) in the database's key order, each with its value
 // or its own number of children. Edit a value, add a child, delete; import and export JSON. What is shown
 // is read again every 750 ms (less often when reading takes long): writes show live.
-import { call, currentConfig, dialog, html, origin, refreshEvery, replaceHTML, toast } from './api.js';
+import { answerMessage, call, currentConfig, dialog, html, origin, refreshEvery, replaceHTML, saveBlob, toast } from './api.js';
 
 const refreshInterval = 750;
 const shownChildren = 200;
@@ -891,9 +892,9 @@ const namespaceRule = 'A namespace name is 1 to 100 letters, digits, "-" and "_"
 async function read(path) {
   const parameters = new URLSearchParams({ ns: view.namespace, path, limit: String(view.limits.get(path) || shownChildren) });
   const response = await fetch(`/api/database/children?${parameters}`);
-  const answer = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(answer.message || `The UI API answered ${response.status}.`);
-  return answer;
+  const text = await response.text();
+  if (!response.ok) throw new Error(answerMessage(text, `The UI API answered ${response.status}.`));
+  return JSON.parse(text);
 }
 
 function valueText(value, truncated = false) {
@@ -1041,11 +1042,8 @@ export async function render(main, args) {
       if (button.dataset.export === undefined) return await act(main, button);
       // Fetched as an administrator (the rules may not let a page read it), then saved from a blob.
       const response = await call('database', url('/', { format: 'export' }), { raw: true });
-      const link = document.createElement('a');
-      link.href = URL.createObjectURL(await response.blob());
-      link.download = `${namespace}.json`;
-      link.click();
-      setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+      if (!response.ok) throw new Error(answerMessage(await response.text(), response.statusText));
+      saveBlob(await response.blob(), `${namespace}.json`);
     } catch (error) {
       toast(error.message, true);
     }
@@ -1771,19 +1769,14 @@ function marked(content, reports) {
   const characters = Array.from(content);
   const opens = new Map();
   const closes = new Map();
-  const visit = (report) => {
-    const kind = outcome(report);
-    if (kind) {
-      const start = report.sourcePosition.currentOffset;
-      const end = report.sourcePosition.endOffset + 1;
-      const label = outcomeNames[kind];
-      const title = report.valueText !== undefined ? `${label}: ${report.valueText}` : label;
-      (opens.get(start) || opens.set(start, []).get(start)).push({ kind, title, end });
-      closes.set(end, (closes.get(end) || 0) + 1);
-    }
-    (report.children || []).forEach(visit);
-  };
-  reports.forEach(visit);
+  for (const { kind, report } of evaluated(reports)) {
+    const start = report.sourcePosition.currentOffset;
+    const end = report.sourcePosition.endOffset + 1;
+    const label = outcomeNames[kind];
+    const title = report.valueText !== undefined ? `${label}: ${report.valueText}` : label;
+    (opens.get(start) || opens.set(start, []).get(start)).push({ kind, title, end });
+    closes.set(end, (closes.get(end) || 0) + 1);
+  }
   let out = '';
   characters.forEach((character, index) => {
     for (let n = closes.get(index) || 0; n > 0; n--) out += '</mark>';
@@ -1869,7 +1862,7 @@ export function leave() {
 // Every byte is read as an administrator, as everything else here: a URL handed to the browser would be read
 // under storage.rules, and refused where they deny it or none are loaded. Previews and downloads show the bytes
 // from blob: URLs.
-import { call, currentConfig, dialog, html, origin, toast } from './api.js';
+import { answerMessage, call, currentConfig, dialog, html, origin, saveBlob, toast } from './api.js';
 
 let view = null;
 /**
@@ -1899,11 +1892,6 @@ function size(bytes) {
   return `${unit ? value.toFixed(1) : value} ${units[unit]}`;
 }
 
-/** The message of an error the Storage emulator answered (`{"error": {"message"}}`), else its text or status. */
-function reason(text, status) {
-  try { return JSON.parse(text).error.message || text; } catch { return text || `status ${status}`; }
-}
-
 async function buckets() {
   const answer = await call('storage', '/storage/v1/b');
   const names = new Set((answer?.items || []).map((b) => b.name));
@@ -1924,7 +1912,7 @@ async function metadata(bucket, name) {
 /** The object's bytes, read as an administrator whatever the rules say. */
 async function bytes(object) {
   const response = await call('storage', `${objectPath(object.bucket, object.name)}?alt=media`, { raw: true });
-  if (!response.ok) throw new Error(`Reading ${object.name} failed: ${reason(await response.text(), response.status)}`);
+  if (!response.ok) throw new Error(`Reading ${object.name} failed: ${answerMessage(await response.text(), `status ${response.status}`)}`);
   return response.blob();
 }
 
@@ -1936,7 +1924,7 @@ function upload(bucket, prefix, file, onProgress) {
     request.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
     request.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
     request.onload = () => (request.status < 300 ? resolve()
-      : reject(new Error(`Upload of ${file.name} failed: ${reason(request.responseText, request.status)}`)));
+      : reject(new Error(`Upload of ${file.name} failed: ${answerMessage(request.responseText, `status ${request.status}`)}`)));
     request.onerror = () => reject(new Error(`Upload of ${file.name} failed: the Storage emulator did not answer.`));
     request.send(file);
   });
@@ -2021,15 +2009,6 @@ function detail(object) {
     <div class="toolbar"><button type="button" data-create-token>Create a token</button></div>`;
 }
 
-/** Saves the object's bytes as a file, from a blob: URL revoked once the download has started. */
-async function download(object) {
-  const url = URL.createObjectURL(await bytes(object));
-  const link = Object.assign(document.createElement('a'), { href: url, download: baseName(object) });
-  link.click();
-  // The download reads the URL after this task: revoked at once, it would find nothing.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
-
 function metadataForm(object) {
   const custom = Object.entries(object.metadata || {}).map(([name, value], index) => html`<div class="row2">
     <div><label for="m-value-${index}" class="mono">${name}</label><input id="m-value-${index}" name="value:${name}" value="${value}"></div>
@@ -2041,9 +2020,13 @@ function metadataForm(object) {
     <div><label for="m-new-value">Its value</label><input id="m-new-value" name="newValue"></div></div></fieldset>`;
 }
 
-/** Edits the object's contents type, cache control and custom metadata (a PATCH: `null` removes). */
+/**
+ * Edits the object's contents type, cache control and custom metadata (a PATCH: `null` removes); answers the
+ * object's new metadata, or null when the dialog was cancelled. A refusal is said in the dialog.
+ */
 async function editMetadata(object) {
   const current = object.metadata || {};
+  let updated = null;
   const values = await dialog(`Metadata of ${baseName(object)}`, metadataForm(object), {
     validate: (typed) => {
       if (typed.newValue && !typed.newKey) return 'Name the key of the new value.';
@@ -2051,18 +2034,20 @@ async function editMetadata(object) {
       if (typed.newKey === 'firebaseStorageDownloadTokens') return 'Download tokens are created and revoked below the metadata.';
       return null;
     },
+    commit: async (typed) => {
+      const changes = {};
+      for (const [name, value] of Object.entries(current)) {
+        if (typed[`remove:${name}`]) changes[name] = null;
+        else if (typed[`value:${name}`] !== value) changes[name] = typed[`value:${name}`];
+      }
+      if (typed.newKey) changes[typed.newKey] = typed.newValue;
+      updated = await call('storage', objectPath(object.bucket, object.name), {
+        method: 'PATCH',
+        body: { contentType: typed.contentType || null, cacheControl: typed.cacheControl || null, metadata: changes },
+      });
+    },
   });
-  if (!values) return null;
-  const changes = {};
-  for (const [name, value] of Object.entries(current)) {
-    if (values[`remove:${name}`]) changes[name] = null;
-    else if (values[`value:${name}`] !== value) changes[name] = values[`value:${name}`];
-  }
-  if (values.newKey) changes[values.newKey] = values.newValue;
-  return call('storage', objectPath(object.bucket, object.name), {
-    method: 'PATCH',
-    body: { contentType: values.contentType || null, cacheControl: values.cacheControl || null, metadata: changes },
-  });
+  return values ? updated : null;
 }
 
 async function load(main) {
@@ -2110,7 +2095,7 @@ async function act(main, button) {
     toast('File deleted.');
     await load(main);
   } else if (dataset.download !== undefined) {
-    await download(selected);
+    saveBlob(await bytes(selected), baseName(selected));
   } else if (dataset.editMetadata !== undefined) {
     const updated = await editMetadata(selected);
     if (!updated) return;

@@ -51,13 +51,27 @@ export async function call(name, path, { method = 'GET', body, headers = {}, raw
   const response = await fetch(origin(name) + path, init);
   if (raw) return response;
   const text = await response.text();
+  if (!response.ok) throw new APIError(response.status, answerMessage(text, response.statusText));
+  return text ? JSON.parse(text) : null;
+}
+
+/**
+ * The message of an error answer's text: Google's envelope (`{"error": {"message"}}`), the Realtime Database's
+ * (`{"error": "…"}`) or a plain `{"message"}`; else the text itself, else `fallback`.
+ */
+export function answerMessage(text, fallback) {
   let json = null;
   try { json = text ? JSON.parse(text) : null; } catch { json = null; }
-  if (!response.ok) {
-    const message = (json && (json.error?.message || json.error || json.message)) || text || response.statusText;
-    throw new APIError(response.status, typeof message === 'string' ? message : JSON.stringify(message));
-  }
-  return json;
+  const message = (json && (json.error?.message || json.error || json.message)) || text || fallback;
+  return typeof message === 'string' ? message : JSON.stringify(message);
+}
+
+/** Saves `blob` as a file named `name` (a download from a blob: URL, revoked once the download has it). */
+export function saveBlob(blob, name) {
+  const url = URL.createObjectURL(blob);
+  Object.assign(document.createElement('a'), { href: url, download: name }).click();
+  // The download reads the URL after this task: revoked at once, it would find nothing.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 /** Escapes text for HTML. */

@@ -175,39 +175,31 @@ function table(main) {
     <button type="button" data-page="1" ${html.raw(state.page >= pages - 1 ? 'disabled' : '')}>Next</button></div>`);
 }
 
-/** The dialog's values for `user` (none: a new user), in the shape the dialog gives them back. */
-function formValues(user) {
+/** The dialog's fields for `user` (none: a new user). */
+function userForm(user) {
   let claims = '';
   if (user?.customAttributes) {
     try { claims = JSON.stringify(JSON.parse(user.customAttributes), null, 2); } catch { claims = user.customAttributes; }
   }
-  return {
-    displayName: user?.displayName || '', phoneNumber: user?.phoneNumber || '', email: user?.email || '', password: '',
-    claims, disabled: Boolean(user?.disabled), idp: '', idpEmail: '', idpName: '',
-  };
-}
-
-/** The dialog's fields for `user` (none: a new user), filled with `values`. */
-function userForm(user, values) {
-  return html`<div class="row2"><div><label for="u-name">Display name</label><input id="u-name" name="displayName" value="${values.displayName}"></div>
-    <div><label for="u-phone">Phone number</label><input id="u-phone" name="phoneNumber" placeholder="+15555550100" value="${values.phoneNumber}"></div></div>
-    <div class="row2"><div><label for="u-email">Email</label><input id="u-email" name="email" type="email" value="${values.email}"></div>
-    <div><label for="u-password">Password${user ? ' (leave empty to keep)' : ''}</label><input id="u-password" name="password" type="text" autocomplete="off" value="${values.password}"></div></div>
-    <label for="u-claims">Custom claims (JSON object)</label><textarea id="u-claims" name="claims" placeholder='{"admin": true}'>${values.claims}</textarea>
-    <label><input type="checkbox" name="disabled" ${html.raw(values.disabled ? 'checked' : '')}> Disabled</label>
-    ${identityFields(user, values)}`;
+  return html`<div class="row2"><div><label for="u-name">Display name</label><input id="u-name" name="displayName" value="${user?.displayName || ''}"></div>
+    <div><label for="u-phone">Phone number</label><input id="u-phone" name="phoneNumber" placeholder="+15555550100" value="${user?.phoneNumber || ''}"></div></div>
+    <div class="row2"><div><label for="u-email">Email</label><input id="u-email" name="email" type="email" value="${user?.email || ''}"></div>
+    <div><label for="u-password">Password${user ? ' (leave empty to keep)' : ''}</label><input id="u-password" name="password" type="text" autocomplete="off"></div></div>
+    <label for="u-claims">Custom claims (JSON object)</label><textarea id="u-claims" name="claims" placeholder='{"admin": true}'>${claims}</textarea>
+    <label><input type="checkbox" name="disabled" ${html.raw(user?.disabled ? 'checked' : '')}> Disabled</label>
+    ${identityFields(user)}`;
 }
 
 /** The user's identity-provider accounts (each may be unlinked) and the fields that link a new one. */
-function identityFields(user, values) {
+function identityFields(user) {
   const linked = (user?.providerUserInfo || []).filter((p) => !['password', 'phone'].includes(p.providerId));
-  const rows = linked.map((p) => html`<label><input type="checkbox" name="unlink:${p.providerId}" ${html.raw(values[`unlink:${p.providerId}`] ? 'checked' : '')}> Unlink
+  const rows = linked.map((p) => html`<label><input type="checkbox" name="unlink:${p.providerId}"> Unlink
     <span class="mono">${p.providerId}</span> ${p.email || p.rawId}${p.displayName ? ` (${p.displayName})` : ''}</label>`);
-  const options = identityProviders.map((id) => html`<option ${html.raw(id === values.idp ? 'selected' : '')}>${id}</option>`);
+  const options = identityProviders.map((id) => html`<option>${id}</option>`);
   return html`<fieldset class="accounts"><legend>Identity-provider accounts</legend>${rows}
     <div class="row3"><div><label for="u-idp">Link an account</label><select id="u-idp" name="idp"><option value="">(none)</option>${options}</select></div>
-    <div><label for="u-idp-email">Its email</label><input id="u-idp-email" name="idpEmail" type="email" value="${values.idpEmail}"></div>
-    <div><label for="u-idp-name">Its display name</label><input id="u-idp-name" name="idpName" value="${values.idpName}"></div></div></fieldset>`;
+    <div><label for="u-idp-email">Its email</label><input id="u-idp-email" name="idpEmail" type="email"></div>
+    <div><label for="u-idp-name">Its display name</label><input id="u-idp-name" name="idpName"></div></div></fieldset>`;
 }
 
 /** A new account ID, in the form of Google's (21 digits). */
@@ -295,25 +287,20 @@ async function save(values, user) {
   return update.localId;
 }
 
-/** Adds a user (none given) or edits one; a refusal opens the dialog again, with what was typed and why. */
+/** Adds a user (none given) or edits one; a refusal is said in the dialog, which keeps what was typed. */
 async function edit(main, user) {
-  let values = formValues(user);
-  let problem = null;
-  for (;;) {
-    const answer = dialog(user ? 'Edit user' : 'Add a user', userForm(user, values), { validate, submit: user ? 'Save' : 'Add user' });
-    if (problem) document.querySelector('dialog[open] [data-error]').textContent = problem;
-    values = await answer;
-    if (!values) return;
-    try {
-      const uid = await save(values, user);
-      toast(user ? 'User saved.' : `User ${uid} added.`);
-      await loadUsers(true);
-      table(main);
-      return;
-    } catch (error) {
-      problem = readable(error);
-    }
-  }
+  let uid = null;
+  const values = await dialog(user ? 'Edit user' : 'Add a user', userForm(user), {
+    validate,
+    submit: user ? 'Save' : 'Add user',
+    commit: async (typed) => {
+      try { uid = await save(typed, user); } catch (error) { throw new Error(readable(error)); }
+    },
+  });
+  if (!values) return;
+  toast(user ? 'User saved.' : `User ${uid} added.`);
+  await loadUsers(true);
+  table(main);
 }
 
 /** Renders the users page into `main`. */

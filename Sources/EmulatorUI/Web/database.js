@@ -3,7 +3,7 @@
 // many children it has and the first 200 (more on demand) in the database's key order, each with its value
 // or its own number of children. Edit a value, add a child, delete; import and export JSON. What is shown
 // is read again every 750 ms (less often when reading takes long): writes show live.
-import { call, currentConfig, dialog, html, origin, refreshEvery, replaceHTML, toast } from './api.js';
+import { answerMessage, call, currentConfig, dialog, html, origin, refreshEvery, replaceHTML, saveBlob, toast } from './api.js';
 
 const refreshInterval = 750;
 const shownChildren = 200;
@@ -30,9 +30,9 @@ const namespaceRule = 'A namespace name is 1 to 100 letters, digits, "-" and "_"
 async function read(path) {
   const parameters = new URLSearchParams({ ns: view.namespace, path, limit: String(view.limits.get(path) || shownChildren) });
   const response = await fetch(`/api/database/children?${parameters}`);
-  const answer = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(answer.message || `The UI API answered ${response.status}.`);
-  return answer;
+  const text = await response.text();
+  if (!response.ok) throw new Error(answerMessage(text, `The UI API answered ${response.status}.`));
+  return JSON.parse(text);
 }
 
 function valueText(value, truncated = false) {
@@ -180,11 +180,8 @@ export async function render(main, args) {
       if (button.dataset.export === undefined) return await act(main, button);
       // Fetched as an administrator (the rules may not let a page read it), then saved from a blob.
       const response = await call('database', url('/', { format: 'export' }), { raw: true });
-      const link = document.createElement('a');
-      link.href = URL.createObjectURL(await response.blob());
-      link.download = `${namespace}.json`;
-      link.click();
-      setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+      if (!response.ok) throw new Error(answerMessage(await response.text(), response.statusText));
+      saveBlob(await response.blob(), `${namespace}.json`);
     } catch (error) {
       toast(error.message, true);
     }

@@ -79,19 +79,14 @@ function marked(content, reports) {
   const characters = Array.from(content);
   const opens = new Map();
   const closes = new Map();
-  const visit = (report) => {
-    const kind = outcome(report);
-    if (kind) {
-      const start = report.sourcePosition.currentOffset;
-      const end = report.sourcePosition.endOffset + 1;
-      const label = outcomeNames[kind];
-      const title = report.valueText !== undefined ? `${label}: ${report.valueText}` : label;
-      (opens.get(start) || opens.set(start, []).get(start)).push({ kind, title, end });
-      closes.set(end, (closes.get(end) || 0) + 1);
-    }
-    (report.children || []).forEach(visit);
-  };
-  reports.forEach(visit);
+  for (const { kind, report } of evaluated(reports)) {
+    const start = report.sourcePosition.currentOffset;
+    const end = report.sourcePosition.endOffset + 1;
+    const label = outcomeNames[kind];
+    const title = report.valueText !== undefined ? `${label}: ${report.valueText}` : label;
+    (opens.get(start) || opens.set(start, []).get(start)).push({ kind, title, end });
+    closes.set(end, (closes.get(end) || 0) + 1);
+  }
   let out = '';
   characters.forEach((character, index) => {
     for (let n = closes.get(index) || 0; n > 0; n--) out += '</mark>';

@@ -4,7 +4,7 @@
 // Every byte is read as an administrator, as everything else here: a URL handed to the browser would be read
 // under storage.rules, and refused where they deny it or none are loaded. Previews and downloads show the bytes
 // from blob: URLs.
-import { call, currentConfig, dialog, html, origin, toast } from './api.js';
+import { answerMessage, call, currentConfig, dialog, html, origin, saveBlob, toast } from './api.js';
 
 let view = null;
 /**
@@ -34,11 +34,6 @@ function size(bytes) {
   return `${unit ? value.toFixed(1) : value} ${units[unit]}`;
 }
 
-/** The message of an error the Storage emulator answered (`{"error": {"message"}}`), else its text or status. */
-function reason(text, status) {
-  try { return JSON.parse(text).error.message || text; } catch { return text || `status ${status}`; }
-}
-
 async function buckets() {
   const answer = await call('storage', '/storage/v1/b');
   const names = new Set((answer?.items || []).map((b) => b.name));
@@ -59,7 +54,7 @@ async function metadata(bucket, name) {
 /** The object's bytes, read as an administrator whatever the rules say. */
 async function bytes(object) {
   const response = await call('storage', `${objectPath(object.bucket, object.name)}?alt=media`, { raw: true });
-  if (!response.ok) throw new Error(`Reading ${object.name} failed: ${reason(await response.text(), response.status)}`);
+  if (!response.ok) throw new Error(`Reading ${object.name} failed: ${answerMessage(await response.text(), `status ${response.status}`)}`);
   return response.blob();
 }
 
@@ -71,7 +66,7 @@ function upload(bucket, prefix, file, onProgress) {
     request.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
     request.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
     request.onload = () => (request.status < 300 ? resolve()
-      : reject(new Error(`Upload of ${file.name} failed: ${reason(request.responseText, request.status)}`)));
+      : reject(new Error(`Upload of ${file.name} failed: ${answerMessage(request.responseText, `status ${request.status}`)}`)));
     request.onerror = () => reject(new Error(`Upload of ${file.name} failed: the Storage emulator did not answer.`));
     request.send(file);
   });
@@ -156,15 +151,6 @@ function detail(object) {
     <div class="toolbar"><button type="button" data-create-token>Create a token</button></div>`;
 }
 
-/** Saves the object's bytes as a file, from a blob: URL revoked once the download has started. */
-async function download(object) {
-  const url = URL.createObjectURL(await bytes(object));
-  const link = Object.assign(document.createElement('a'), { href: url, download: baseName(object) });
-  link.click();
-  // The download reads the URL after this task: revoked at once, it would find nothing.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
-
 function metadataForm(object) {
   const custom = Object.entries(object.metadata || {}).map(([name, value], index) => html`<div class="row2">
     <div><label for="m-value-${index}" class="mono">${name}</label><input id="m-value-${index}" name="value:${name}" value="${value}"></div>
@@ -176,9 +162,13 @@ function metadataForm(object) {
     <div><label for="m-new-value">Its value</label><input id="m-new-value" name="newValue"></div></div></fieldset>`;
 }
 
-/** Edits the object's contents type, cache control and custom metadata (a PATCH: `null` removes). */
+/**
+ * Edits the object's contents type, cache control and custom metadata (a PATCH: `null` removes); answers the
+ * object's new metadata, or null when the dialog was cancelled. A refusal is said in the dialog.
+ */
 async function editMetadata(object) {
   const current = object.metadata || {};
+  let updated = null;
   const values = await dialog(`Metadata of ${baseName(object)}`, metadataForm(object), {
     validate: (typed) => {
       if (typed.newValue && !typed.newKey) return 'Name the key of the new value.';
@@ -186,18 +176,20 @@ async function editMetadata(object) {
       if (typed.newKey === 'firebaseStorageDownloadTokens') return 'Download tokens are created and revoked below the metadata.';
       return null;
     },
+    commit: async (typed) => {
+      const changes = {};
+      for (const [name, value] of Object.entries(current)) {
+        if (typed[`remove:${name}`]) changes[name] = null;
+        else if (typed[`value:${name}`] !== value) changes[name] = typed[`value:${name}`];
+      }
+      if (typed.newKey) changes[typed.newKey] = typed.newValue;
+      updated = await call('storage', objectPath(object.bucket, object.name), {
+        method: 'PATCH',
+        body: { contentType: typed.contentType || null, cacheControl: typed.cacheControl || null, metadata: changes },
+      });
+    },
   });
-  if (!values) return null;
-  const changes = {};
-  for (const [name, value] of Object.entries(current)) {
-    if (values[`remove:${name}`]) changes[name] = null;
-    else if (values[`value:${name}`] !== value) changes[name] = values[`value:${name}`];
-  }
-  if (values.newKey) changes[values.newKey] = values.newValue;
-  return call('storage', objectPath(object.bucket, object.name), {
-    method: 'PATCH',
-    body: { contentType: values.contentType || null, cacheControl: values.cacheControl || null, metadata: changes },
-  });
+  return values ? updated : null;
 }
 
 async function load(main) {
@@ -245,7 +237,7 @@ async function act(main, button) {
     toast('File deleted.');
     await load(main);
   } else if (dataset.download !== undefined) {
-    await download(selected);
+    saveBlob(await bytes(selected), baseName(selected));
   } else if (dataset.editMetadata !== undefined) {
     const updated = await editMetadata(selected);
     if (!updated) return;
