@@ -33,12 +33,33 @@ public struct FormFields: Sendable, Equatable {
     /// The fields in order.
     public var pairs: [(name: String, value: String)]
 
-    /// Parses `a=1&b=two+words`.
+    /// Parses `a=1&b=two+words`. It splits on the bytes `&` and `=`, as the URL standard's form parser does
+    /// (splitting the `String` by characters cost ~100 instructions a byte: a fifth of a WebChannel round's
+    /// server work went to its query and body).
     public init(parsing text: String) {
-        pairs = text.split(separator: "&", omittingEmptySubsequences: true).map { part in
-            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return (pieces[0].formDecoded, pieces.count > 1 ? pieces[1].formDecoded : "")
+        var text = text
+        pairs = text.withUTF8 { bytes in
+            var pairs: [(name: String, value: String)] = []
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+                if end > start {
+                    let part = bytes[start..<end]
+                    if let equals = part.firstIndex(of: UInt8(ascii: "=")) {
+                        pairs.append((Self.decoded(part[..<equals]), Self.decoded(part[(equals + 1)...])))
+                    } else {
+                        pairs.append((Self.decoded(part), ""))
+                    }
+                }
+                start = end + 1
+            }
+            return pairs
         }
+    }
+
+    /// A name or value's bytes, form-decoded (they are whole UTF-8: the text was cut at ASCII bytes).
+    private static func decoded(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes), as: UTF8.self).formDecoded
     }
 
     /// The first value of `name`.

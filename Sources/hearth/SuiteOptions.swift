@@ -68,7 +68,7 @@ struct SuiteOptions: ParsableArguments {
         Logger(label: "hearth") { label in
             var standardError = StreamLogHandler.standardError(label: label)
             standardError.logLevel = verbose ? .debug : .warning
-            return MultiplexLogHandler([standardError, SuiteLogHandler(label: label, log: logs)])
+            return SuiteLogHandler(label: label, log: logs, output: standardError)
         }
     }
 

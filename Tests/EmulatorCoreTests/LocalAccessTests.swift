@@ -57,4 +57,27 @@ import Testing
         #expect(access.refusal(host: "evil.example", origin: nil)?.contains("'evil.example'") == true)
         #expect(access.refusal(host: "localhost", origin: "null")?.contains("origin 'null'") == true)
     }
+
+    /// Answers are remembered per bound host: a copy bound elsewhere, sharing the memory, answers for its own.
+    @Test func rememberedAnswersStayThoseOfTheBoundHost() {
+        let named = LocalAccess(boundHost: "devbox.example.com")
+        for _ in 0..<3 {
+            #expect(access.refusal(host: "devbox.example.com", origin: nil) != nil)
+            #expect(named.refusal(host: "devbox.example.com", origin: nil) == nil)
+        }
+        var rebound = named
+        rebound.boundHost = "other.example.com"
+        #expect(rebound.refusal(host: "devbox.example.com", origin: nil) != nil)
+        #expect(named.refusal(host: "devbox.example.com", origin: nil) == nil)
+        #expect(rebound != named)
+        #expect(named == LocalAccess(boundHost: "DEVBOX.example.com."))
+    }
+
+    /// More distinct requests than are remembered still get the right answers.
+    @Test func answersStayRightPastWhatIsRemembered() {
+        for index in 0..<600 {
+            let host = index.isMultiple(of: 2) ? "host\(index).localhost" : "site\(index).example"
+            #expect((access.refusal(host: host, origin: nil) == nil) == index.isMultiple(of: 2), "\(host)")
+        }
+    }
 }
