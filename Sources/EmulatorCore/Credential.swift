@@ -12,19 +12,25 @@ public enum Credential: Sendable, Equatable {
     /// A bearer value that is neither `owner` nor a decodable JWT (an OAuth access token, say).
     case opaque(String)
 
-    /// Reads an `Authorization` header value (`Bearer <t>` or `Firebase <t>`).
+    /// Reads an `Authorization` header value (`Bearer <t>` or `Firebase <t>`, the scheme in any case).
     public init(authorizationHeader: String?) {
         guard let header = authorizationHeader?.trimmedOfWhitespace, !header.isEmpty else {
             self = .none
             return
         }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        let scheme = parts.first.map { $0.lowercased() } ?? ""
-        guard parts.count == 2, scheme == "bearer" || scheme == "firebase" else {
+        // On the bytes: splitting and lowercasing characters cost ~8,000 instructions a request.
+        var text = header
+        let token = text.withUTF8 { bytes -> String? in
+            guard let space = bytes.firstIndex(of: UInt8(ascii: " ")),
+                bytes[..<space].equalsIgnoringASCIICase("bearer") || bytes[..<space].equalsIgnoringASCIICase("firebase")
+            else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[(space + 1)...]), as: UTF8.self)
+        }
+        guard let token else {
             self = .opaque(header)
             return
         }
-        self.init(token: String(parts[1]).trimmedOfWhitespace)
+        self.init(token: token.trimmedOfWhitespace)
     }
 
     /// Reads a bare token, as sent in `?auth=` or after the scheme.
@@ -52,14 +58,8 @@ extension Credential {
     public static func isAdmin(token: String) -> Bool {
         // Compared on the bytes, ignoring ASCII case (no other character lowercases to these letters):
         // lowercasing the whole token first cost more than the rest of a small call for an ID token.
-        let bytes = token.utf8
-        func starts(with prefix: String) -> Bool {
-            bytes.count >= prefix.utf8.count
-                && zip(bytes, prefix.utf8).allSatisfy { byte, wanted in
-                    (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 == wanted : byte == wanted
-                }
-        }
-        return (bytes.count == 5 && starts(with: "owner")) || starts(with: "ya29.")
+        var token = token
+        return token.withUTF8 { $0.equalsIgnoringASCIICase("owner") || $0.prefix(5).equalsIgnoringASCIICase("ya29.") }
     }
 }
 
@@ -84,9 +84,33 @@ extension String {
     /// The text without leading and trailing white space (as `trimmingCharacters(in: .whitespaces)`), with
     /// no work when there is none to remove.
     fileprivate var trimmedOfWhitespace: String {
+        let visibleASCII = UInt8(ascii: "!")...UInt8(ascii: "~")
+        if let first = utf8.first, let last = utf8.last, visibleASCII.contains(first), visibleASCII.contains(last) {
+            return self
+        }
         guard let first = unicodeScalars.first, let last = unicodeScalars.last,
             first.properties.isWhitespace || last.properties.isWhitespace
         else { return self }
         return trimmingCharacters(in: .whitespaces)
+    }
+}
+
+extension Slice<UnsafeBufferPointer<UInt8>> {
+    /// Whether the bytes spell `lowercase` (lowercase ASCII), ignoring ASCII case: no other character
+    /// lowercases to an ASCII letter.
+    fileprivate func equalsIgnoringASCIICase(_ lowercase: StaticString) -> Bool {
+        guard count == lowercase.utf8CodeUnitCount else { return false }
+        return lowercase.withUTF8Buffer { wanted in
+            zip(self, wanted).allSatisfy { byte, wanted in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == wanted : byte == wanted
+            }
+        }
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether the bytes spell `lowercase` (lowercase ASCII), ignoring ASCII case.
+    fileprivate func equalsIgnoringASCIICase(_ lowercase: StaticString) -> Bool {
+        self[...].equalsIgnoringASCIICase(lowercase)
     }
 }

@@ -30,4 +30,17 @@ import Testing
         #expect(Credential(authorizationHeader: "Bearer garbage") == .opaque("garbage"))
         #expect(Credential.isAdmin(token: "ya29.a0") && !Credential.isAdmin(token: "ya30.a0"))
     }
+
+    /// The scheme in any case, then the token with the white space around it removed; anything else is the
+    /// whole header as an opaque value.
+    @Test(arguments: [
+        ("Bearer owner", Credential.owner), ("  BEARER   owner\t", .owner), ("FireBase Owner", .owner),
+        ("Bearer", .opaque("Bearer")), ("Bearer\towner", .opaque("Bearer\towner")), ("Basic owner", .opaque("Basic owner")),
+        ("Bearers owner", .opaque("Bearers owner")), ("owner", .opaque("owner")), ("Bearer ownerx", .opaque("ownerx")),
+        ("Bearer ya29", .opaque("ya29")), ("", Credential.none), ("  ", Credential.none),
+        ("Bearer \u{00A0}owner\u{00A0}", .owner), ("Bearer ünïcode", .opaque("ünïcode")),
+    ])
+    func readsTheSchemeAndTheToken(_ header: String, _ expected: Credential) {
+        #expect(Credential(authorizationHeader: header) == expected)
+    }
 }
