@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Rules loaded through an emulator's API rather than from its rules file, as a data folder (`--data-dir`)
 /// keeps them, so that a restart brings them back. Each is kept with the text the rules file had when they
 /// were loaded: if the developer edited the file while the suite was stopped, the file wins at start, as it
@@ -69,5 +71,42 @@ public struct KeptRules: Sendable, Equatable {
             throw DurableStoreError("\(space): \(error)")
         }
         return result
+    }
+}
+
+/// Where an emulator keeps the rules loaded through its API: the entries of one space of the data folder
+/// (`durable`), one per key (a project, a namespace, or the one set a load replaces whole). Firestore, Storage
+/// and the Realtime Database load, keep and bring back their rules through it.
+public final class KeptRulesSpace: Sendable {
+    private let durable: (any DurableStore)?
+    private let space: String
+    /// Held while a load is kept and put in force: the rules kept are the rules in force.
+    private let loading = Mutex(())
+
+    /// The rules kept in `space` of `durable`; without a data folder nothing is kept.
+    public init(space: String, durable: (any DurableStore)?) {
+        self.space = space
+        self.durable = durable
+    }
+
+    /// Keeps `rules` as `key`'s (when `keep`: they compiled, and there is a data folder), then runs `apply`,
+    /// which puts them in force; one load at a time. Throws if they cannot be kept (nothing is applied).
+    public func load<Applied>(_ rules: KeptRules, as key: String, keep: Bool = true, apply: () -> Applied) throws(DurableStoreError)
+        -> Applied
+    {
+        try loading.withLock { _ throws(DurableStoreError) -> Applied in
+            if keep, let durable { try durable.write([rules.change(space: space, key: key)]) }
+            return apply()
+        }
+    }
+
+    /// The rules to bring back at start, by key: each key's kept rules unless the rules file that governs
+    /// it changed since they were loaded (`fileText`: that file's text now, `nil` without one).
+    public func restorable(fileText: (String) -> String?) throws(DurableStoreError) -> [(key: String, rules: KeptRules)] {
+        guard let durable else { return [] }
+        return try KeptRules.all(in: durable, space: space)
+            .filter { $0.value.applies(withFileText: fileText($0.key)) }
+            .map { (key: $0.key, rules: $0.value) }
+            .sorted { $0.key < $1.key }
     }
 }

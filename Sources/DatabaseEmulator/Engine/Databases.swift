@@ -15,10 +15,10 @@ final class Databases: Sendable {
     private let databases = Mutex<[String: Database]>([:])
     private let watched: (files: WatchedFiles, namespaces: [[String]])?
     private let durable: (any DurableStore)?
+    /// Where rules loaded through the API (`PUT /.settings/rules.json`) are kept, by namespace.
+    private let kept: KeptRulesSpace
     /// Where every rules decision is recorded, if anywhere.
     private let requests: RequestLog?
-    /// Held while rules loaded through the API are kept and put in force.
-    private let loading = Mutex(())
 
     /// The databases of `projectID`; `rulesFiles` maps each rules file to the namespaces it governs. With
     /// `durable`, the namespaces it holds come back with their trees, and every write is recorded there.
@@ -31,6 +31,7 @@ final class Databases: Sendable {
         self.clock = clock
         self.logger = logger
         self.durable = durable
+        kept = KeptRulesSpace(space: "database-rules", durable: durable)
         if let durable {
             var loaded: [String: Database] = [:]
             for namespace in try DatabaseJournal.namespaces(in: durable) {
@@ -122,22 +123,13 @@ final class Databases: Sendable {
         for database in all { try database.write(.set(.root, .null), auth: .admin) }
     }
 
-    /// The space of rules loaded through the API (`PUT /.settings/rules.json`), keyed by namespace.
-    private static let keptSpace = "database-rules"
-
     /// Makes `source` the rules of `namespace` (the API's `PUT /.settings/rules.json`), kept in the data folder
     /// when there is one. Throws `DatabaseRulesError` if it does not parse, `DurableStoreError` if it cannot be
     /// kept (the rules in force then stay).
     func loadRules(_ source: String, namespace: String) throws {
         let rules = try DatabaseRuleSet(source: source)
-        // Kept, then put in force, one load at a time: the rules kept are the rules in force.
-        try loading.withLock { _ in
-            if let durable {
-                let kept = KeptRules(files: [KeptRules.File(name: "database.rules.json", content: source)], fileText: fileText(of: namespace))
-                try durable.write([kept.change(space: Self.keptSpace, key: namespace)])
-            }
-            database(namespace).setRules(rules)
-        }
+        let file = KeptRules(files: [KeptRules.File(name: "database.rules.json", content: source)], fileText: fileText(of: namespace))
+        try kept.load(file, as: namespace) { database(namespace).setRules(rules) }
     }
 
     /// The text of the rules file that governs `namespace`, if one does.
@@ -148,10 +140,8 @@ final class Databases: Sendable {
 
     /// Brings back the rules loaded through the API before a restart, except where the rules file changed since.
     private func restoreKeptRules() throws {
-        guard let durable else { return }
-        for (namespace, kept) in try KeptRules.all(in: durable, space: Self.keptSpace)
-        where kept.applies(withFileText: fileText(of: namespace)) {
-            guard let source = kept.files.first?.content else { continue }
+        for (namespace, rules) in try kept.restorable(fileText: fileText(of:)) {
+            guard let source = rules.files.first?.content else { continue }
             database(namespace).setRules(try DatabaseRuleSet(source: source))
         }
     }

@@ -14,14 +14,10 @@ final class FirestoreRules: Sendable {
     }
 
     private let loaded = Mutex(Loaded())
-    /// Held while rules loaded through the API are kept and put in force.
-    private let loading = Mutex(())
     private let cache = RulesCache()
     private let logger: Logger
-    /// Where rules loaded through the API are kept across restarts (`--data-dir`), if anywhere.
-    private let durable: (any DurableStore)?
-    /// The space of kept rules, keyed by project.
-    private static let keptSpace = "firestore-rules"
+    /// Where rules loaded through the API are kept across restarts (`--data-dir`), by project.
+    private let kept: KeptRulesSpace
 
     /// Where every decision is recorded, if anywhere (the Emulator UI runs).
     private let requests: RequestLog?
@@ -30,34 +26,29 @@ final class FirestoreRules: Sendable {
     /// `requests`, every decision is recorded there.
     init(logger: Logger, durable: (any DurableStore)? = nil, requests: RequestLog? = nil) {
         self.logger = logger
-        self.durable = durable
+        kept = KeptRulesSpace(space: "firestore-rules", durable: durable)
         self.requests = requests
     }
 
     /// Loads `sources` as `project`'s rules through the API (the emulator's `:securityRules`): as
     /// `setRules`, and kept in the data folder when they compile.
     func load(_ sources: [RulesSource], project: String) throws(DurableStoreError) -> [Diagnostic] {
-        // Compiled, kept, then put in force, one load at a time: the rules kept are the rules in force.
-        try loading.withLock { _ throws(DurableStoreError) -> [Diagnostic] in
-            let compilation = cache.compilation(of: sources, recordCoverage: true)
-            if let durable, !compilation.hasErrors {
-                let fileText = loaded.withLock { $0.file?.project == project ? $0.file?.watched.texts.first : nil }
-                let kept = KeptRules(files: sources.map { KeptRules.File(name: $0.fileName, content: $0.text) }, fileText: fileText)
-                try durable.write([kept.change(space: Self.keptSpace, key: project)])
-            }
-            return setRules(sources, project: project)
-        }
+        let compilation = cache.compilation(of: sources, recordCoverage: true)
+        let rules = KeptRules(files: sources.map { KeptRules.File(name: $0.fileName, content: $0.text) }, fileText: fileText(of: project))
+        return try kept.load(rules, as: project, keep: !compilation.hasErrors) { setRules(sources, project: project) }
     }
 
     /// Brings back the rules loaded through the API before a restart, except where the rules file changed
     /// since (then the file's rules stay).
     func restoreKept() throws(DurableStoreError) {
-        guard let durable else { return }
-        let file = loaded.withLock { $0.file.map { (project: $0.project, text: $0.watched.texts.first) } }
-        for (project, kept) in try KeptRules.all(in: durable, space: Self.keptSpace)
-        where kept.applies(withFileText: file?.project == project ? file?.text : nil) {
-            setRules(kept.files.map { RulesSource(fileName: $0.name, text: $0.content) }, project: project)
+        for (project, rules) in try kept.restorable(fileText: fileText(of:)) {
+            setRules(rules.files.map { RulesSource(fileName: $0.name, text: $0.content) }, project: project)
         }
+    }
+
+    /// The text of the rules file, if it holds `project`'s rules.
+    private func fileText(of project: String) -> String? {
+        loaded.withLock { $0.file?.project == project ? $0.file?.watched.texts.first : nil }
     }
 
     /// Compiles `sources` and makes them `project`'s rules unless they have errors; returns every diagnostic.

@@ -24,17 +24,16 @@ final class StorageRules: Sendable {
     }
 
     private let loaded = Mutex(Loaded())
-    /// Held while rules loaded through the API are kept and put in force.
-    private let loading = Mutex(())
     private let cache = RulesCache()
     /// What `firestore.get()` reads.
     private let documents: any RulesDataSource
     private let logger: Logger
 
-    /// Where rules loaded through the API are kept across restarts (`--data-dir`), if anywhere.
-    private let durable: (any DurableStore)?
-    /// The space and key of the kept rules (one set: a load replaces every bucket's rules).
-    private static let kept = (space: "storage-rules", key: "rules")
+    /// Where rules loaded through the API are kept across restarts (`--data-dir`): one set, as a load
+    /// replaces every bucket's rules.
+    private let kept: KeptRulesSpace
+    /// The key of the one set kept.
+    private static let keptKey = "rules"
 
     /// Where every decision is recorded, if anywhere (the Emulator UI runs).
     private let requests: RequestLog?
@@ -44,31 +43,24 @@ final class StorageRules: Sendable {
     init(documents: any RulesDataSource, logger: Logger, durable: (any DurableStore)? = nil, requests: RequestLog? = nil) {
         self.documents = documents
         self.logger = logger
-        self.durable = durable
+        kept = KeptRulesSpace(space: "storage-rules", durable: durable)
         self.requests = requests
     }
 
     /// Loads `files` through the API (`PUT /internal/setRules`): as `setRules`, and kept in the data folder
     /// when they compile.
     func load(_ files: [File]) throws(DurableStoreError) -> [Diagnostic] {
-        // Compiled, kept, then put in force, one load at a time: the rules kept are the rules in force.
-        try loading.withLock { _ throws(DurableStoreError) -> [Diagnostic] in
-            let compiles = files.allSatisfy { !cache.compilation(of: [RulesSource(fileName: $0.name, text: $0.content)]).hasErrors }
-            if let durable, compiles {
-                let kept = KeptRules(
-                    files: files.map { KeptRules.File(name: $0.name, content: $0.content, resource: $0.bucket) }, fileText: watchedText)
-                try durable.write([kept.change(space: Self.kept.space, key: Self.kept.key)])
-            }
-            return setRules(files)
-        }
+        let compiles = files.allSatisfy { !cache.compilation(of: [RulesSource(fileName: $0.name, text: $0.content)]).hasErrors }
+        let rules = KeptRules(
+            files: files.map { KeptRules.File(name: $0.name, content: $0.content, resource: $0.bucket) }, fileText: watchedText)
+        return try kept.load(rules, as: Self.keptKey, keep: compiles) { setRules(files) }
     }
 
     /// Brings back the rules loaded through the API before a restart, unless the rules files changed since.
     func restoreKept() throws(DurableStoreError) {
-        guard let durable, let kept = try KeptRules.all(in: durable, space: Self.kept.space)[Self.kept.key],
-            kept.applies(withFileText: watchedText)
+        guard let rules = try kept.restorable(fileText: { _ in watchedText }).first(where: { $0.key == Self.keptKey })?.rules
         else { return }
-        setRules(kept.files.map { File(name: $0.name, content: $0.content, bucket: $0.resource) })
+        setRules(rules.files.map { File(name: $0.name, content: $0.content, bucket: $0.resource) })
     }
 
     /// The watched rules files' texts, as one string (`nil` without files).
