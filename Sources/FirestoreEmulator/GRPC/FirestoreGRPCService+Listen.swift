@@ -25,8 +25,21 @@ extension FirestoreGRPCService {
         _ requests: some AsyncSequence<Google_Firestore_V1_ListenRequest, any Error> & Sendable, credential: Credential,
         send: ([Google_Firestore_V1_ListenResponse]) async throws -> Void
     ) async throws {
+        let inbox = service.listenInbox()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await inbox.take(requests.map(Self.request)) }
+            try await serveListen(inbox, credential: credential, send: send)
+            group.cancelAll()
+        }
+    }
+
+    /// Serves one listen stream whose requests its transport puts into `inbox` itself (WebChannel's forward
+    /// channel, as `Self.request(_:)` reads them), as `serveListen(_:credential:send:)` does.
+    func serveListen(
+        _ inbox: ListenInbox, credential: Credential, send: ([Google_Firestore_V1_ListenResponse]) async throws -> Void
+    ) async throws {
         do {
-            try await service.serveListen(requests.map(Self.request), credential: credential) { events, database in
+            try await service.serveListen(inbox, credential: credential) { events, database in
                 try await send(events.map { Self.message(for: $0, in: database) })
             }
         } catch let error as FirestoreError {

@@ -19,19 +19,77 @@ struct ListenRequest: Sendable {
     }
 }
 
+/// Where a listen stream's client requests go: straight into the stream's listen loop, in the order they are
+/// put. A transport that is handed its requests (WebChannel's forward channel, in the request's own task)
+/// puts them here itself, so no task stands between a request and the loop; one that reads them as an
+/// async sequence has `FirestoreService.serveListen(_:credential:send:)` do it.
+final class ListenInbox: Sendable {
+    fileprivate let inputs: AsyncStream<ListenInput>
+    fileprivate let continuation: AsyncStream<ListenInput>.Continuation
+    /// Set when an input could not be held: the stream is too far behind and ends.
+    fileprivate let behind = Flag()
+
+    /// An inbox for a stream whose loop holds at most `limit` inputs (the commit feed's backlog).
+    fileprivate init(limit: Int) {
+        (inputs, continuation) = AsyncStream<ListenInput>.makeStream(bufferingPolicy: .bufferingOldest(limit))
+    }
+
+    /// Puts the client's next request in (a request the loop cannot hold means the stream is 10,000 inputs
+    /// behind: it ends with RESOURCE_EXHAUSTED).
+    func put(_ request: ListenRequest) {
+        if case .dropped = continuation.yield(.request(request)) { behind.set() }
+    }
+
+    /// The client ended its requests: held snapshots may still be due; the loop ends once the stream is done.
+    func finish() {
+        if case .dropped = continuation.yield(.requestsEnded) {
+            behind.set()
+            continuation.finish()
+        }
+    }
+
+    /// The client's requests failed (a message its transport could not read): the stream ends with `error`.
+    func fail(_ error: any Error) {
+        continuation.yield(.requestsFailed(error))
+        continuation.finish()
+    }
+
+    /// The client went away: the stream ends.
+    func cancel() {
+        continuation.finish()
+    }
+
+    /// Puts every request of `requests` in, then ends them (or fails or cancels the stream as they do).
+    func take(_ requests: some AsyncSequence<ListenRequest, any Error>) async {
+        do {
+            for try await request in requests { put(request) }
+            finish()
+        } catch is CancellationError {
+            cancel()
+        } catch {
+            fail(error)
+        }
+    }
+}
+
+/// One input of the listen loop.
+private enum ListenInput: Sendable {
+    case request(ListenRequest)
+    case commit(CommitFeed.Entry)
+    /// Every commit published before the oldest held snapshot's target was read has been fed in.
+    case caughtUp
+    /// The client ended its requests.
+    case requestsEnded
+    /// The client's requests failed (a message its transport could not read): the stream ends with it.
+    case requestsFailed(any Error)
+}
+
 /// Snapshot listeners, whatever their transport. Targets come from the client, commits from the store's
 /// feed; one loop feeds both, in arrival order, to a `ListenSession` and hands back the events it returns.
 extension FirestoreService {
-    /// One input of the listen loop.
-    private enum ListenInput: Sendable {
-        case request(ListenRequest)
-        case commit(CommitFeed.Entry)
-        /// Every commit published before the oldest held snapshot's target was read has been fed in.
-        case caughtUp
-        /// The client ended its requests.
-        case requestsEnded
-        /// The client's requests failed (a message its transport could not read): the stream ends with it.
-        case requestsFailed(any Error)
+    /// A new listen stream's inbox, for `serveListen(_:credential:send:)`.
+    func listenInbox() -> ListenInbox {
+        ListenInbox(limit: feed.limit)
     }
 
     /// Serves one listen stream: `requests` are the client's, `send` delivers a batch of events in the
@@ -42,70 +100,62 @@ extension FirestoreService {
         _ requests: some AsyncSequence<ListenRequest, any Error> & Sendable, credential: Credential,
         send: (_ events: [ListenEvent], _ database: DatabaseName) async throws -> Void
     ) async throws {
-        // Requests and commits arrive in one stream; commits are yielded into it by the store's feed directly.
-        let (inputs, continuation) = AsyncStream<ListenInput>.makeStream(bufferingPolicy: .bufferingOldest(feed.limit))
-        var listening: (database: DatabaseName, subscription: Int)?
-        let behind = Flag()
-        defer { if let listening { feed.unsubscribe(listening.subscription, from: listening.database) } }
+        let inbox = listenInbox()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    for try await request in requests {
-                        // A request the stream cannot hold means the stream is 10,000 messages behind.
-                        if case .dropped = continuation.yield(.request(request)) { behind.set() }
-                    }
-                    // The inputs go on (held snapshots may still be due); the loop ends once the stream is done.
-                    if case .dropped = continuation.yield(.requestsEnded) {
-                        behind.set()
-                        continuation.finish()
-                    }
-                } catch is CancellationError {
-                    // The client went away: the stream ends.
-                    continuation.finish()
-                } catch {
-                    continuation.yield(.requestsFailed(error))
-                    continuation.finish()
-                }
-            }
-            var stream = ListenStream(service: self, credential: credential)
-            for await input in inputs {
-                let events: [ListenEvent]
-                switch input {
-                case .request(let request):
-                    events = try stream.receive(request) { (database) throws(FirestoreError) in
-                        // Subscribed before any target is read: no commit falls between a target's results
-                        // and its updates.
-                        let (_, subscription, _) = try store.listen(
-                            database, subscribe: { $0.subscribe(database, into: continuation) { .commit($0) } }
-                        ) { (_: inout DatabaseView) throws(FirestoreError) in () }
-                        listening = (database, subscription)
-                    } awaitCatchUp: {
-                        // The feed hands this out after every commit published so far, in order.
-                        feed.afterPublished {
-                            // A stream too far behind to hold it is ended (RESOURCE_EXHAUSTED, below).
-                            if case .dropped = continuation.yield(.caughtUp) {
-                                behind.set()
-                                continuation.finish()
-                            }
+            group.addTask { await inbox.take(requests) }
+            try await serveListen(inbox, credential: credential, send: send)
+            group.cancelAll()
+        }
+    }
+
+    /// Serves one listen stream whose requests its transport puts into `inbox`; as
+    /// `serveListen(_:credential:send:)` otherwise.
+    func serveListen(
+        _ inbox: ListenInbox, credential: Credential,
+        send: (_ events: [ListenEvent], _ database: DatabaseName) async throws -> Void
+    ) async throws {
+        // Requests and commits arrive in one stream; commits are yielded into it by the store's feed directly.
+        let continuation = inbox.continuation
+        let behind = inbox.behind
+        var listening: (database: DatabaseName, subscription: Int)?
+        defer { if let listening { feed.unsubscribe(listening.subscription, from: listening.database) } }
+        var stream = ListenStream(service: self, credential: credential)
+        for await input in inbox.inputs {
+            let events: [ListenEvent]
+            switch input {
+            case .request(let request):
+                events = try stream.receive(request) { (database) throws(FirestoreError) in
+                    // Subscribed before any target is read: no commit falls between a target's results
+                    // and its updates.
+                    let (_, subscription, _) = try store.listen(
+                        database, subscribe: { $0.subscribe(database, into: continuation) { .commit($0) } }
+                    ) { (_: inout DatabaseView) throws(FirestoreError) in () }
+                    listening = (database, subscription)
+                } awaitCatchUp: {
+                    // The feed hands this out after every commit published so far, in order.
+                    feed.afterPublished {
+                        // A stream too far behind to hold it is ended (RESOURCE_EXHAUSTED, below).
+                        if case .dropped = continuation.yield(.caughtUp) {
+                            behind.set()
+                            continuation.finish()
                         }
                     }
-                case .commit(let entry):
-                    events = try stream.apply(entry)
-                case .caughtUp:
-                    events = stream.caughtUp()
-                case .requestsEnded:
-                    stream.endRequests()
-                    events = []
-                case .requestsFailed(let error):
-                    throw error
                 }
-                if let database = stream.database, !events.isEmpty { try await send(events, database) }
-                if stream.isDone { break }
+            case .commit(let entry):
+                events = try stream.apply(entry)
+            case .caughtUp:
+                events = stream.caughtUp()
+            case .requestsEnded:
+                stream.endRequests()
+                events = []
+            case .requestsFailed(let error):
+                throw error
             }
-            group.cancelAll()
-            if behind.isSet || listening.map({ feed.takeOverflow(of: $0.subscription) }) == true {
-                throw FirestoreError.listenerBehind
-            }
+            if let database = stream.database, !events.isEmpty { try await send(events, database) }
+            if stream.isDone { break }
+        }
+        if behind.isSet || listening.map({ feed.takeOverflow(of: $0.subscription) }) == true {
+            throw FirestoreError.listenerBehind
         }
     }
 }

@@ -68,7 +68,7 @@ final class WebChannelEndpoint: Sendable {
         if request.method == .post {
             let body = WebChannelWire.ForwardBody(parsing: try await Self.text(of: request))
             do {
-                return Self.chunks(WebChannelWire.chunk(try stream.receive(body.maps, offset: body.offset, acknowledging: arrayID)))
+                return Self.chunks(WebChannelWire.chunk(try await stream.receive(body.maps, offset: body.offset, acknowledging: arrayID)))
             } catch {
                 close(stream)
                 throw FirestoreError(.invalidArgument, "Invalid JSON payload received. \(error)")
@@ -103,33 +103,38 @@ final class WebChannelEndpoint: Sendable {
         let stream: WebChannelStream
         switch method {
         case .listen:
-            let (requests, input) = AsyncThrowingStream<Google_Firestore_V1_ListenRequest, any Error>.makeStream()
+            // A forward channel's requests go straight into the listen loop (no task between them).
+            let inbox = service.service.listenInbox()
             stream = WebChannelStream(
-                id: id, method: method, deliver: { input.yield(try Self.decode($0)) }, finishRequests: { input.finish() })
+                id: id, method: method,
+                deliver: { map in
+                    inbox.put(FirestoreGRPCService.request(try Self.decode(map)))
+                    return []
+                },
+                finishRequests: { inbox.finish() })
             let credential = service.service.context(authorization: authorization).credential
             stream.run { [service] in
                 await Self.serve(stream) {
-                    try await service.serveListen(requests, credential: credential) { messages in
+                    try await service.serveListen(inbox, credential: credential) { messages in
                         await stream.send(try messages.map { try Self.payload($0) })
                     }
                 }
             }
         case .write:
-            let (requests, input) = AsyncThrowingStream<Google_Firestore_V1_WriteRequest, any Error>.makeStream()
+            // Each request is committed and answered in the forward channel's own task, as it arrives.
+            let write = WebChannelWrite(service: service.service, authorization: authorization)
             stream = WebChannelStream(
-                id: id, method: method, deliver: { input.yield(try Self.decode($0)) }, finishRequests: { input.finish() })
-            stream.run { [service] in
-                await Self.serve(stream) {
-                    try await service.serveWrite(requests, authorization: authorization) { message in
-                        await stream.send([try Self.payload(message)])
-                    }
-                }
-            }
+                id: id, method: method,
+                deliver: { map in
+                    let request: Google_Firestore_V1_WriteRequest = try Self.decode(map)
+                    return write.answer(FirestoreGRPCService.request(request)).map { [$0] } ?? []
+                },
+                finishRequests: {})
         }
         streams.withLock { $0[id] = stream }
         startTicking()
         do {
-            _ = try stream.receive(body.maps, offset: body.offset, acknowledging: nil)
+            _ = try await stream.receive(body.maps, offset: body.offset, acknowledging: nil)
         } catch {
             close(stream)
             throw FirestoreError(.invalidArgument, "Invalid JSON payload received. \(error)")
@@ -137,6 +142,38 @@ final class WebChannelEndpoint: Sendable {
         var response = Self.chunks(WebChannelWire.handshake(sessionID: id))
         response.headers[.httpSessionID] = RandomID.make(length: 22, from: RandomID.base64URL)
         return response
+    }
+
+    /// A Write session's stream: a handshake, then one commit per request (`FirestoreService.respond`), each
+    /// answered as its array's payload; the error that ends the stream is the last payload, and requests
+    /// after it are not answered (the SDK opens a new stream).
+    private final class WebChannelWrite: Sendable {
+        private let service: FirestoreService
+        private let authorization: String?
+        private let stream = Mutex<WriteStream?>(WriteStream(id: RandomID.make(length: 20)))
+
+        init(service: FirestoreService, authorization: String?) {
+            self.service = service
+            self.authorization = authorization
+        }
+
+        /// The payload answering `request`, or nil once the stream has ended.
+        func answer(_ request: WriteStreamRequest) -> String? {
+            stream.withLock { stream -> String? in
+                guard var current = stream else { return nil }
+                do {
+                    let response = try service.respond(to: request, in: &current, authorization: authorization)
+                    stream = current
+                    return try WebChannelEndpoint.payload(FirestoreGRPCService.response(response))
+                } catch let error as FirestoreError {
+                    stream = nil
+                    return WebChannelWire.errorPayload(RPCError(error))
+                } catch {
+                    stream = nil
+                    return WebChannelWire.errorPayload(RPCError(code: .internalError, message: "\(error)"))
+                }
+            }
+        }
     }
 
     /// Runs a session's RPC; the error that ends it goes to the client as an error message.
@@ -180,7 +217,7 @@ final class WebChannelEndpoint: Sendable {
     }
 
     /// A message as an array's payload, `[<proto3 JSON>]`.
-    private static func payload(_ message: some SwiftProtobuf.Message) throws -> String {
+    fileprivate static func payload(_ message: some SwiftProtobuf.Message) throws -> String {
         "[" + (try message.jsonString()) + "]"
     }
 

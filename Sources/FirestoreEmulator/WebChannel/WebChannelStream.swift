@@ -14,8 +14,9 @@ final class WebChannelStream: Sendable {
     /// The RPC.
     let method: Method
 
-    /// Hands one request (a map's JSON text) to the RPC; throws if it cannot be read.
-    private let deliver: @Sendable (String) throws -> Void
+    /// Hands one request (a map's JSON text) to the RPC, in the order of the maps, and returns the payloads
+    /// that answer it at once (a Write session commits as it goes); throws if the map cannot be read.
+    private let deliver: @Sendable (String) throws -> [String]
     /// Ends the RPC's requests.
     private let finishRequests: @Sendable () -> Void
     private let state = Mutex(State())
@@ -46,7 +47,7 @@ final class WebChannelStream: Sendable {
 
     /// A stream whose requests go to `deliver` until `finishRequests`.
     init(
-        id: String, method: Method, deliver: @escaping @Sendable (String) throws -> Void,
+        id: String, method: Method, deliver: @escaping @Sendable (String) throws -> [String],
         finishRequests: @escaping @Sendable () -> Void
     ) {
         self.id = id
@@ -66,15 +67,27 @@ final class WebChannelStream: Sendable {
     }
 
     /// Delivers a forward channel's maps (from map id `offset`) that were not delivered before, after the
-    /// client acknowledged the arrays up to `arrayID`; returns the forward channel's answer. Throws if a
-    /// map cannot be read as a request.
-    func receive(_ maps: [String], offset: Int, acknowledging arrayID: Int?) throws -> String {
-        let fresh = state.withLock { state in
+    /// client acknowledged the arrays up to `arrayID`, and queues what answers them; returns the forward
+    /// channel's answer once there is room for it. Throws if a map cannot be read as a request.
+    ///
+    /// The maps are delivered and their answers queued under the stream's lock: forward channel requests
+    /// may overlap (Closure's WebChannel sends several at once to a page served over HTTP/2), and the RPC
+    /// must see its requests, and the client its answers, in order.
+    func receive(_ maps: [String], offset: Int, acknowledging arrayID: Int?) async throws -> String {
+        let signal = try state.withLock { state throws -> AsyncStream<Void>.Continuation? in
             state.lastContact = .now
             if let arrayID { state.session.acknowledge(through: arrayID) }
-            return state.session.receive(maps, offset: offset)
+            var answered = false
+            for map in state.session.receive(maps, offset: offset) {
+                for payload in try deliver(map) where !state.closed {
+                    state.session.queue(payload)
+                    answered = true
+                }
+            }
+            return answered ? state.signal : nil
         }
-        for map in fresh { try deliver(map) }
+        signal?.yield()
+        await waitForRoom()
         return state.withLock { $0.session.forwardResponse }
     }
 
@@ -86,6 +99,12 @@ final class WebChannelStream: Sendable {
             return state.signal
         }
         signal?.yield()
+        await waitForRoom()
+    }
+
+    /// Returns once the arrays no back channel has written are within `unsentLimit` (or the stream closed).
+    private func waitForRoom() async {
+        guard state.withLock({ !$0.closed && $0.session.unsentBytes > Self.unsentLimit }) else { return }
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let mustWait = state.withLock { state in
                 guard !state.closed, state.session.unsentBytes > Self.unsentLimit else { return false }
