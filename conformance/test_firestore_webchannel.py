@@ -528,6 +528,31 @@ def test_retried_forward_post_is_delivered_once(db, channels):
     assert ("REMOVE", (2,), 0) in view[:view.index(("ADD", (3,)))], f"maps are delivered in order: {view}"
 
 
+def test_overlapping_forward_posts_out_of_order_are_delivered_in_map_order(db, channels):
+    """A page served over HTTP/2 has Closure send up to ten forward POSTs at once, each with the next maps
+    (ForwardChannelRequestPool): they can arrive out of order, and the stream must still see its requests in
+    map order, each once."""
+    channel = open_listen(channels, db, listen_query(db.database_name, 2, "rooms"))
+    channel.until(is_global_snapshot)
+
+    offset = channel._next_map_id
+    first = ForwardRequest(rid=channel._rid(), offset=offset, messages=[remove_target(db.database_name, 2)])
+    second = ForwardRequest(rid=channel._rid(), offset=offset + 1,
+                            messages=[listen_documents(db.database_name, 3, ["rooms/x"])])
+    channel._next_map_id += 2
+    channel.resend(second)  # arrives first: waits for map `offset`
+    channel.resend(first)
+
+    messages = channel.until(is_global_snapshot)
+    time.sleep(0.3)
+    messages += [array.message for array in channel.pending() if not array.is_noop]
+    view = significant(messages)
+    assert not [m for m in messages if is_error(m)], messages
+    assert view.count(("REMOVE", (2,), 0)) == 1, f"the first map is delivered, once: {view}"
+    assert view.count(("ADD", (3,))) == 1, f"the second map is delivered, once: {view}"
+    assert view.index(("REMOVE", (2,), 0)) < view.index(("ADD", (3,))), f"in map order: {view}"
+
+
 def test_new_back_channel_resends_unacknowledged_arrays(db, channels):
     db.set("rooms/a", {"n": 1})
     channel = open_listen(channels, db, listen_query(db.database_name, 2, "rooms"))

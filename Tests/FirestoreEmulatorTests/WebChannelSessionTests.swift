@@ -14,6 +14,18 @@ import Testing
         #expect(session.receive(["d"], offset: 3) == ["d"])
     }
 
+    /// Overlapping forward requests (a page served over HTTP/2) can arrive out of order: maps ahead of a
+    /// missing one wait for it, then all go in id order.
+    @Test func mapsAheadOfAMissingOneWaitForIt() {
+        var session = WebChannelSession()
+        #expect(session.receive(["a"], offset: 0) == ["a"])
+        #expect(session.receive(["d", "e"], offset: 3) == [])
+        #expect(session.receive(["c"], offset: 2) == [])
+        #expect(session.receive(["d"], offset: 3) == [], "a retry of a waiting map")
+        #expect(session.receive(["b", "c"], offset: 1) == ["b", "c", "d", "e"])
+        #expect(session.receive(["e", "f"], offset: 4) == ["f"])
+    }
+
     @Test func arraysAreNumberedFromOneAndKeptUntilAcknowledged() {
         var session = WebChannelSession()
         #expect(session.queue("[1]") == 1)

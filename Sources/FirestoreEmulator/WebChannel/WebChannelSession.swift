@@ -19,6 +19,8 @@ struct WebChannelSession: Sendable {
     private(set) var outbox: [NumberedArray] = []
     private var nextArrayID = 1
     private var lastMapID = -1
+    /// Maps that arrived ahead of one still missing, by id.
+    private var early: [Int: String] = [:]
     /// The highest array id any back channel has written.
     private(set) var writtenThrough = 0
     /// The bytes of the arrays no back channel has written yet.
@@ -34,13 +36,17 @@ struct WebChannelSession: Sendable {
     /// channel asks after every write).
     private(set) var unacknowledgedBytes = 0
 
-    /// The data of the maps of a forward-channel request (map ids from `offset` up) that were not
-    /// delivered before, in order.
+    /// The data of the maps of a forward-channel request (map ids from `offset` up) that can be delivered
+    /// now, in id order: those not delivered before, and none past a missing one. A page served over HTTP/2
+    /// has Closure send up to ten forward requests at once, each with the next maps, and they can arrive out
+    /// of order: maps ahead of a missing one wait for it (a retried request repeats maps; each is delivered
+    /// once).
     mutating func receive(_ maps: [String], offset: Int) -> [String] {
+        for (index, data) in maps.enumerated() where offset + index > lastMapID { early[offset + index] = data }
         var fresh: [String] = []
-        for (index, data) in maps.enumerated() where offset + index > lastMapID {
+        while let data = early.removeValue(forKey: lastMapID + 1) {
             fresh.append(data)
-            lastMapID = offset + index
+            lastMapID += 1
         }
         return fresh
     }
