@@ -553,6 +553,26 @@ def test_overlapping_forward_posts_out_of_order_are_delivered_in_map_order(db, c
     assert view.index(("REMOVE", (2,), 0)) < view.index(("ADD", (3,))), f"in map order: {view}"
 
 
+def test_forward_maps_that_wait_without_end_break_the_session(db, channels):
+    """Maps ahead of one that never comes are not held without end: past the limit the POST is refused and
+    the session is gone (the SDK then starts a new one)."""
+    channel = open_listen(channels, db, listen_query(db.database_name, 2, "rooms"))
+    channel.until(is_global_snapshot)
+
+    start = channel._next_map_id + 1  # map `_next_map_id` never comes
+    answers = []
+    for batch in range(11):
+        request = ForwardRequest(rid=channel._rid(), offset=start + batch * 1000,
+                                 messages=[remove_target(db.database_name, 2)] * 1000)
+        answers.append(channel.post(request).status_code)
+        if answers[-1] != 200:
+            break
+    # The official emulator refuses after 3,000-4,000 waiting maps (400, no body); Hearth after 10,000.
+    assert answers[-1] == 400 and set(answers[:-1]) <= {200}, answers
+    gone = channel.post(ForwardRequest(channel._rid(), channel._next_map_id, [remove_target(db.database_name, 2)]))
+    assert gone.status_code == 400, (gone.status_code, gone.text[:300])
+
+
 def test_new_back_channel_resends_unacknowledged_arrays(db, channels):
     db.set("rooms/a", {"n": 1})
     channel = open_listen(channels, db, listen_query(db.database_name, 2, "rooms"))

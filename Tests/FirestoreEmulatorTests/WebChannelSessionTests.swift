@@ -26,6 +26,14 @@ import Testing
         #expect(session.receive(["e", "f"], offset: 4) == ["f"])
     }
 
+    /// A client whose missing map never comes cannot make the session hold maps without end.
+    @Test func tooManyMapsWaitingBreakTheSession() {
+        var session = WebChannelSession()
+        let waiting = Array(repeating: "x", count: WebChannelSession.waitingLimit)
+        #expect(session.receive(waiting, offset: 1) == [])
+        #expect(session.receive(["y"], offset: WebChannelSession.waitingLimit + 1) == nil)
+    }
+
     @Test func arraysAreNumberedFromOneAndKeptUntilAcknowledged() {
         var session = WebChannelSession()
         #expect(session.queue("[1]") == 1)

@@ -69,6 +69,9 @@ final class WebChannelEndpoint: Sendable {
             let body = WebChannelWire.ForwardBody(parsing: try await Self.text(of: request))
             do {
                 return Self.chunks(WebChannelWire.chunk(try await stream.receive(body.maps, offset: body.offset, acknowledging: arrayID)))
+            } catch let error as FirestoreError {
+                close(stream)
+                throw error
             } catch {
                 close(stream)
                 throw FirestoreError(.invalidArgument, "Invalid JSON payload received. \(error)")

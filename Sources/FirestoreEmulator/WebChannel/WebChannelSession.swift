@@ -21,6 +21,8 @@ struct WebChannelSession: Sendable {
     private var lastMapID = -1
     /// Maps that arrived ahead of one still missing, by id.
     private var early: [Int: String] = [:]
+    /// The most maps that may wait for a missing one.
+    static let waitingLimit = 10_000
     /// The highest array id any back channel has written.
     private(set) var writtenThrough = 0
     /// The bytes of the arrays no back channel has written yet.
@@ -41,8 +43,12 @@ struct WebChannelSession: Sendable {
     /// has Closure send up to ten forward requests at once, each with the next maps, and they can arrive out
     /// of order: maps ahead of a missing one wait for it (a retried request repeats maps; each is delivered
     /// once).
-    mutating func receive(_ maps: [String], offset: Int) -> [String] {
+    ///
+    /// `nil` once more than `waitingLimit` maps wait (Closure never has more than ten requests' worth in
+    /// flight): the session is broken.
+    mutating func receive(_ maps: [String], offset: Int) -> [String]? {
         for (index, data) in maps.enumerated() where offset + index > lastMapID { early[offset + index] = data }
+        guard early.count <= Self.waitingLimit else { return nil }
         var fresh: [String] = []
         while let data = early.removeValue(forKey: lastMapID + 1) {
             fresh.append(data)

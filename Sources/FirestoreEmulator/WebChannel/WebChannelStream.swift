@@ -1,3 +1,4 @@
+import EmulatorCore
 import Synchronization
 
 /// The live side of one WebChannel session: its `WebChannelSession` state, the task serving its RPC, the
@@ -78,7 +79,11 @@ final class WebChannelStream: Sendable {
             state.lastContact = .now
             if let arrayID { state.session.acknowledge(through: arrayID) }
             var answered = false
-            for map in state.session.receive(maps, offset: offset) {
+            guard let fresh = state.session.receive(maps, offset: offset) else {
+                throw FirestoreError(
+                    .invalidArgument, "More than \(WebChannelSession.waitingLimit) forward maps wait for a missing one.")
+            }
+            for map in fresh {
                 for payload in try deliver(map) where !state.closed {
                     state.session.queue(payload)
                     answered = true
