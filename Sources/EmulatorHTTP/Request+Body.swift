@@ -37,29 +37,16 @@ public struct FormFields: Sendable, Equatable {
     /// (splitting the `String` by characters cost ~100 instructions a byte: a fifth of a WebChannel round's
     /// server work went to its query and body).
     public init(parsing text: String) {
-        var text = text
-        pairs = text.withUTF8 { bytes in
-            var pairs: [(name: String, value: String)] = []
-            var start = 0
-            while start < bytes.count {
-                let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
-                if end > start {
-                    let part = bytes[start..<end]
-                    if let equals = part.firstIndex(of: UInt8(ascii: "=")) {
-                        pairs.append((Self.decoded(part[..<equals]), Self.decoded(part[(equals + 1)...])))
-                    } else {
-                        pairs.append((Self.decoded(part), ""))
-                    }
-                }
-                start = end + 1
+        var pairs: [(name: String, value: String)] = []
+        text.forEachPiece(separatedBy: UInt8(ascii: "&")) { part in
+            guard !part.isEmpty else { return }
+            if let equals = part.firstIndex(of: UInt8(ascii: "=")) {
+                pairs.append((String(utf8Bytes: part[..<equals]).formDecoded, String(utf8Bytes: part[(equals + 1)...]).formDecoded))
+            } else {
+                pairs.append((String(utf8Bytes: part).formDecoded, ""))
             }
-            return pairs
         }
-    }
-
-    /// A name or value's bytes, form-decoded (they are whole UTF-8: the text was cut at ASCII bytes).
-    private static func decoded(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: bytes), as: UTF8.self).formDecoded
+        self.pairs = pairs
     }
 
     /// The first value of `name`.

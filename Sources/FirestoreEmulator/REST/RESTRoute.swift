@@ -57,29 +57,22 @@ enum RESTRoute: Equatable {
     }
 
     /// The segments after the path's first `/`, each percent-decoded (kept as it is when it does not
-    /// decode), and whether any had an escape. A loop on the bytes: the generic `split` of a `UTF8View` cost
-    /// ~7,000 instructions a request.
+    /// decode), and whether any had an escape.
     static func segments(of path: String) -> (segments: [String], decoded: Bool) {
-        var path = path
-        return path.withUTF8 { bytes in
-            guard let slash = bytes.firstIndex(of: UInt8(ascii: "/")) else { return ([], false) }
-            var segments: [String] = []
-            var decoded = false
-            var start = slash + 1
-            while true {
-                let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
-                let piece = bytes[start..<end]
-                let raw = String(decoding: UnsafeBufferPointer(rebasing: piece), as: UTF8.self)
-                if piece.contains(UInt8(ascii: "%")) {
-                    decoded = true
-                    segments.append(raw.percentDecoded ?? raw)
-                } else {
-                    segments.append(raw)
-                }
-                guard end < bytes.count else { return (segments, decoded) }
-                start = end + 1
+        var segments: [String] = []
+        var decoded = false
+        var beforeFirstSlash = true
+        path.forEachPiece(separatedBy: UInt8(ascii: "/")) { piece in
+            if beforeFirstSlash {
+                beforeFirstSlash = false
+                return
             }
+            let raw = String(utf8Bytes: piece)
+            guard piece.contains(UInt8(ascii: "%")) else { return segments.append(raw) }
+            decoded = true
+            segments.append(raw.percentDecoded ?? raw)
         }
+        return (segments, decoded)
     }
 
     /// The route of a `/v1/` path's `segments`; `decoded`: whether any had a percent escape (a decoded
@@ -107,9 +100,7 @@ enum RESTRoute: Equatable {
         var parts = Array(segments[0..<4]) + rest
         if decoded, parts.contains(where: { $0.utf8.contains(UInt8(ascii: "/")) }) {
             // A decoded `%2F` separates segments, as it does in the resource name the path spells.
-            parts = parts.joined(separator: "/").utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
-                String(Substring($0))
-            }
+            parts = parts.joined(separator: "/").pieces(separatedBy: UInt8(ascii: "/"))
         }
         // The name is spelled out only for a message.
         let name = { parts.joined(separator: "/") }

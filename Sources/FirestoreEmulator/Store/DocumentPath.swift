@@ -64,9 +64,10 @@ struct DocumentPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The full resource name in `database`.
     func name(in database: DatabaseName) -> String {
         // Appended into one string (interpolating and joining made four, on every document a call returns).
+        // 30: the bytes of "projects/", "/databases/" and "/documents".
         var name = ""
         name.reserveCapacity(
-            38 + database.project.utf8.count + database.database.utf8.count + segments.reduce(0) { $0 + $1.utf8.count + 1 })
+            30 + database.project.utf8.count + database.database.utf8.count + segments.reduce(0) { $0 + $1.utf8.count + 1 })
         name += "projects/"
         name += database.project
         name += "/databases/"
@@ -84,19 +85,7 @@ extension DocumentPath {
     /// Splits a resource name `projects/{p}/databases/{d}/documents[/...]` into its database and path,
     /// validating every id; errors are production's INVALID_ARGUMENT messages.
     static func parse(resourceName name: String) throws(FirestoreError) -> (DatabaseName, DocumentPath) {
-        // One pass over the bytes (a generic split costs several times more, on every write).
-        var parts: [String] = []
-        parts.reserveCapacity(8)
-        var bytes = name
-        bytes.withUTF8 { bytes in
-            var start = 0
-            for index in bytes.indices where bytes[index] == UInt8(ascii: "/") {
-                parts.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
-                start = index + 1
-            }
-            parts.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
-        }
-        return try parse(resourceParts: parts, name: name)
+        try parse(resourceParts: name.pieces(separatedBy: UInt8(ascii: "/")), name: name)
     }
 
     /// Parses a resource name already split at its slashes (`parts`, none containing one); `name`, the name

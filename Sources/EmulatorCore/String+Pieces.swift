@@ -1,0 +1,32 @@
+extension String {
+    /// Calls `body` with the UTF-8 bytes of each piece between `separator` bytes, in order, empty pieces
+    /// included (`"a//b"` has three). A loop on the bytes: splitting a `String` by characters, or the
+    /// generic `split` of its `UTF8View`, costs several times more, and request paths, queries and resource
+    /// names are split on every call. `separator` must be ASCII, so every piece is whole UTF-8.
+    public func forEachPiece(
+        separatedBy separator: UInt8, _ body: (Slice<UnsafeBufferPointer<UInt8>>) throws -> Void
+    ) rethrows {
+        var text = self
+        try text.withUTF8 { bytes in
+            var start = 0
+            while true {
+                let end = bytes[start...].firstIndex(of: separator) ?? bytes.count
+                try body(bytes[start..<end])
+                guard end < bytes.count else { return }
+                start = end + 1
+            }
+        }
+    }
+
+    /// The pieces between `separator` bytes (ASCII), empty ones included.
+    public func pieces(separatedBy separator: UInt8) -> [String] {
+        var pieces: [String] = []
+        forEachPiece(separatedBy: separator) { pieces.append(String(utf8Bytes: $0)) }
+        return pieces
+    }
+
+    /// The text of whole UTF-8 `bytes`.
+    public init(utf8Bytes bytes: Slice<UnsafeBufferPointer<UInt8>>) {
+        self.init(decoding: UnsafeBufferPointer(rebasing: bytes), as: UTF8.self)
+    }
+}
