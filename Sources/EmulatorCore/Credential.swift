@@ -59,7 +59,7 @@ extension Credential {
         // Compared on the bytes, ignoring ASCII case (no other character lowercases to these letters):
         // lowercasing the whole token first cost more than the rest of a small call for an ID token.
         var token = token
-        return token.withUTF8 { $0.equalsIgnoringASCIICase("owner") || $0.prefix(5).equalsIgnoringASCIICase("ya29.") }
+        return token.withUTF8 { $0[...].equalsIgnoringASCIICase("owner") || $0.prefix(5).equalsIgnoringASCIICase("ya29.") }
     }
 }
 
@@ -105,12 +105,5 @@ extension Slice<UnsafeBufferPointer<UInt8>> {
                 (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == wanted : byte == wanted
             }
         }
-    }
-}
-
-extension UnsafeBufferPointer<UInt8> {
-    /// Whether the bytes spell `lowercase` (lowercase ASCII), ignoring ASCII case.
-    fileprivate func equalsIgnoringASCIICase(_ lowercase: StaticString) -> Bool {
-        self[...].equalsIgnoringASCIICase(lowercase)
     }
 }

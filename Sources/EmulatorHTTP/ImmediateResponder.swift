@@ -55,8 +55,6 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
     private var taken: (head: HTTPRequest, body: ByteBuffer)?
     /// Requests passed on whose response has not ended yet.
     private var passedOn = 0
-    /// The last `Host` the guard let through (a connection keeps sending the same one).
-    private var allowedHost: String?
 
     /// A handler answering what `responder` accepts, for a server whose guard is `access`.
     init(responder: any ImmediateResponder, access: LocalAccess) {
@@ -110,20 +108,12 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
         context.write(data, promise: promise)
     }
 
-    /// Whether the local-access guard lets a request for `host` through.
-    private func allows(_ host: String?) -> Bool {
-        if let host, host == allowedHost { return true }
-        guard access.refusal(host: host, origin: nil) == nil else { return false }
-        allowedHost = host
-        return true
-    }
-
     /// The body length of a request to take (0 without a body), or `nil` to pass it on.
     private func takenLength(of head: HTTPRequest) -> Int? {
         let fields = head.headerFields
         guard fields[.origin] == nil, fields[.transferEncoding] == nil,
             fields[.connection].map({ $0.lowercased() == "keep-alive" }) ?? true,
-            fields[.expect] == nil, allows(head.authority), responder.answersImmediately(head)
+            fields[.expect] == nil, access.refusal(host: head.authority, origin: nil) == nil, responder.answersImmediately(head)
         else { return nil }
         guard let text = fields[.contentLength] else { return 0 }
         guard let length = Int(text), (0...Self.bodyLimit).contains(length) else { return nil }

@@ -12,7 +12,7 @@ public struct SuiteLogHandler: LogHandler {
     /// The lowest level this handler takes: the lower of the recorded level and the other handler's.
     public var logLevel: Logger.Level
     /// The lowest level recorded: info, so the UI shows what the emulators say, not each request.
-    private let recordLevel = Logger.Level.info
+    private static let recordLevel = Logger.Level.info
     /// The logger's metadata, given to the other handler with each line it writes (not recorded).
     public var metadata: Logger.Metadata = [:]
     /// Not used.
@@ -27,7 +27,7 @@ public struct SuiteLogHandler: LogHandler {
         self.label = label
         self.log = log
         self.output = output
-        logLevel = min(recordLevel, output?.logLevel ?? recordLevel)
+        logLevel = min(Self.recordLevel, output?.logLevel ?? Self.recordLevel)
     }
 
     /// Metadata by key.
@@ -44,7 +44,7 @@ public struct SuiteLogHandler: LogHandler {
             if !metadata.isEmpty { event.metadata = metadata.merging(event.metadata ?? [:]) { _, explicit in explicit } }
             output.log(event: event)
         }
-        if event.level >= recordLevel {
+        if event.level >= Self.recordLevel {
             log.record(LogLine(level: event.level.rawValue, source: label, message: event.message.description))
         }
     }
