@@ -25,11 +25,8 @@ extension FirestoreGRPCService {
         _ requests: some AsyncSequence<Google_Firestore_V1_ListenRequest, any Error> & Sendable, credential: Credential,
         send: ([Google_Firestore_V1_ListenResponse]) async throws -> Void
     ) async throws {
-        let inbox = service.listenInbox()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await inbox.take(requests.map(Self.request)) }
-            try await serveListen(inbox, credential: credential, send: send)
-            group.cancelAll()
+        try await service.withListenInbox(feeding: requests.map(Self.request)) {
+            try await serveListen($0, credential: credential, send: send)
         }
     }
 

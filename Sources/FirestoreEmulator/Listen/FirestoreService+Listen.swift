@@ -100,10 +100,18 @@ extension FirestoreService {
         _ requests: some AsyncSequence<ListenRequest, any Error> & Sendable, credential: Credential,
         send: (_ events: [ListenEvent], _ database: DatabaseName) async throws -> Void
     ) async throws {
+        try await withListenInbox(feeding: requests) { try await serveListen($0, credential: credential, send: send) }
+    }
+
+    /// Runs `body` with a new listen inbox that a task of its own fills from `requests`, for a transport
+    /// that reads its client's requests as an async sequence.
+    func withListenInbox(
+        feeding requests: some AsyncSequence<ListenRequest, any Error> & Sendable, _ body: (ListenInbox) async throws -> Void
+    ) async throws {
         let inbox = listenInbox()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await inbox.take(requests) }
-            try await serveListen(inbox, credential: credential, send: send)
+            try await body(inbox)
             group.cancelAll()
         }
     }

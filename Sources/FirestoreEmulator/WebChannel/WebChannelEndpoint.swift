@@ -168,12 +168,9 @@ final class WebChannelEndpoint: Sendable {
                     let response = try service.respond(to: request, in: &current, authorization: authorization)
                     stream = current
                     return try WebChannelEndpoint.payload(FirestoreGRPCService.response(response))
-                } catch let error as FirestoreError {
-                    stream = nil
-                    return WebChannelWire.errorPayload(RPCError(error))
                 } catch {
                     stream = nil
-                    return WebChannelWire.errorPayload(RPCError(code: .internalError, message: "\(error)"))
+                    return WebChannelWire.errorPayload(ending: error)
                 }
             }
         }
@@ -183,12 +180,10 @@ final class WebChannelEndpoint: Sendable {
     private static func serve(_ stream: WebChannelStream, _ rpc: () async throws -> Void) async {
         do {
             try await rpc()
-        } catch let error as RPCError {
-            await stream.send([WebChannelWire.errorPayload(error)])
         } catch is CancellationError {
             // The session closed.
         } catch {
-            await stream.send([WebChannelWire.errorPayload(RPCError(code: .internalError, message: "\(error)"))])
+            await stream.send([WebChannelWire.errorPayload(ending: error)])
         }
     }
 

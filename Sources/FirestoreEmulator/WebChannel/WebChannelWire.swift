@@ -45,6 +45,16 @@ enum WebChannelWire {
         chunk(#"[[0,["c","\#(sessionID)","",8,14,\#(WebChannelStream.keepalive.components.seconds * 1000)]]]"#)
     }
 
+    /// The payload that ends a stream with `error`: its status (a `FirestoreError` mapped as gRPC maps it),
+    /// else INTERNAL.
+    static func errorPayload(ending error: any Error) -> String {
+        switch error {
+        case let error as RPCError: errorPayload(error)
+        case let error as FirestoreError: errorPayload(RPCError(error))
+        default: errorPayload(RPCError(code: .internalError, message: "\(error)"))
+        }
+    }
+
     /// The payload of a stream error: `[{"error":{"code","message","status"}}]`; the web SDK maps `status`
     /// and ends the stream with the message.
     static func errorPayload(_ error: RPCError) -> String {
