@@ -221,8 +221,10 @@ class WebChannel:
     emulator at `host`, carrying `token` as the SDK does (in the handshake's `headers` field)."""
 
     def __init__(self, host: str, project: str, method: str, *, database: str = "(default)",
-                 token: str | None = "owner", origin: str | None = None, http: requests.Session | None = None):
+                 token: str | None = "owner", origin: str | None = None, http: requests.Session | None = None,
+                 post_headers: dict | None = None):
         self.base = f"http://{host}/{SERVICE}/{method}/channel"
+        self.post_headers = post_headers or {}
         self.database = f"projects/{project}/databases/{database}"
         self.token = token
         self.origin = origin
@@ -255,9 +257,11 @@ class WebChannel:
         params["t"] = 1
         return params
 
-    def _headers(self, extra: dict | None = None) -> dict:
+    def _headers(self, extra: dict | None = None, post: bool = False) -> dict:
         headers = {"Origin": self.origin} if self.origin else {}
         headers.update(extra or {})
+        if post:
+            headers.update(self.post_headers)
         return headers
 
     def _rid(self) -> int:
@@ -334,7 +338,7 @@ class WebChannel:
         params = self._params(RID=rid, CVER=CLIENT_VERSION, **{"X-HTTP-Session-Id": "gsessionid"})
         response = self.http.post(
             self.base, params=params, data=body.encode(),
-            headers=self._headers({"Content-Type": "application/x-www-form-urlencoded"}), timeout=10)
+            headers=self._headers({"Content-Type": "application/x-www-form-urlencoded"}, post=True), timeout=10)
         self.handshake = response
         self._next_map_id = len(messages)
         if response.status_code != 200:
@@ -382,7 +386,7 @@ class WebChannel:
         params = self._params(SID=self.sid, RID=request.rid, AID=aid)
         response = self.http.post(
             self.base, params=params, data=encode_maps(request.messages, request.offset).encode(),
-            headers=self._headers({"Content-Type": "application/x-www-form-urlencoded"}), timeout=10)
+            headers=self._headers({"Content-Type": "application/x-www-form-urlencoded"}, post=True), timeout=10)
         request.response = response
         return response
 
@@ -472,7 +476,7 @@ class WebChannel:
         self.closed = True
         params = self._params(SID=self.sid, RID=self._rid(), TYPE="terminate")
         if method == "POST":
-            return self.http.post(self.base, params=params, data=b"", headers=self._headers(), timeout=10)
+            return self.http.post(self.base, params=params, data=b"", headers=self._headers(post=True), timeout=10)
         return self.http.get(self.base, params=params, headers=self._headers(), timeout=10)
 
     def close(self) -> None:

@@ -40,11 +40,16 @@ public struct CORSPolicy: Sendable {
     /// Adds the CORS headers of a simple (non-preflight) response.
     func decorate(_ response: inout Response, for request: Request) {
         guard let origin = request.headers[.origin] else { return }
-        response.headers[.accessControlAllowOrigin] = origin
-        response.headers[.vary] = "Origin"
-        if allowsCredentials { response.headers[.accessControlAllowCredentials] = "true" }
+        decorate(&response.headers, origin: origin)
+    }
+
+    /// Adds the CORS headers of a simple response to a request from `origin`.
+    func decorate(_ fields: inout HTTPFields, origin: String) {
+        fields[.accessControlAllowOrigin] = origin
+        fields[.vary] = "Origin"
+        if allowsCredentials { fields[.accessControlAllowCredentials] = "true" }
         if !exposedHeaders.isEmpty {
-            response.headers[.accessControlExposeHeaders] = exposedHeaders.joined(separator: ", ")
+            fields[.accessControlExposeHeaders] = exposedHeaders.joined(separator: ", ")
         }
     }
 }

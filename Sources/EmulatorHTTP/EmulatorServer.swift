@@ -112,7 +112,9 @@ public final class EmulatorServer: Sendable {
         var app = Application(
             responder: responder,
             server: http1
-                ?? .emulator(configuration: .emulator, answering: immediate, access: responder.access, handingHTTP2To: http2),
+                ?? .emulator(
+                    configuration: .emulator, answering: immediate, access: responder.access, cors: responder.cors,
+                    handingHTTP2To: http2),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
             onServerRunning: { channel in
                 bound.continuation.yield(.success(channel.localAddress?.port ?? 0))

@@ -75,13 +75,16 @@ struct ImmediateHTTP1Channel: ServerChildChannel {
     let http1: HTTP1Channel
     let immediate: (any ImmediateResponder)?
     let access: LocalAccess
+    /// The server's CORS policy, for the browsers' requests `immediate` answers.
+    var cors: CORSPolicy?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         guard let immediate else { return http1.setup(channel: channel, logger: logger) }
-        return http1.setup(channel: channel, logger: logger).flatMapThrowing { [access] value in
+        return http1.setup(channel: channel, logger: logger).flatMapThrowing { [access, cors] value in
             let handlers = channel.pipeline.syncOperations
             let state = try handlers.handler(type: HTTPConnectionStateHandler.self)
-            try handlers.addHandler(ImmediateResponseHandler(responder: immediate, access: access), position: .after(state))
+            try handlers.addHandler(
+                ImmediateResponseHandler(responder: immediate, access: access, cors: cors), position: .after(state))
             return value
         }
     }
@@ -93,15 +96,16 @@ struct ImmediateHTTP1Channel: ServerChildChannel {
 
 extension HTTPServerBuilder {
     /// Hummingbird's HTTP/1.1 server configured with `configuration`, with the requests `immediate`
-    /// accepts answered on the event loop, and, with `http2`, connections opening with the HTTP/2 preface
-    /// handed to it.
+    /// accepts answered on the event loop (browsers' with `cors`), and, with `http2`, connections opening
+    /// with the HTTP/2 preface handed to it.
     static func emulator(
         configuration: HTTP1Channel.Configuration, answering immediate: (any ImmediateResponder)?, access: LocalAccess,
-        handingHTTP2To http2: (any HTTP2Handoff)?
+        cors: CORSPolicy, handingHTTP2To http2: (any HTTP2Handoff)?
     ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             let http1 = ImmediateHTTP1Channel(
-                http1: HTTP1Channel(responder: responder, configuration: configuration), immediate: immediate, access: access)
+                http1: HTTP1Channel(responder: responder, configuration: configuration), immediate: immediate, access: access,
+                cors: cors)
             guard let http2 else { return http1 }
             return ProtocolSniffingChannel(http1: http1, http2: http2)
         }

@@ -87,7 +87,7 @@ public final class FirestoreEmulator: ServedEmulator {
                 return try await rest.handle(request, context: context)
             },
             host: host, port: port, logger: logger,
-            http2: GRPCEndpoint(responder: grpcResponder(service)), immediate: rest)
+            http2: GRPCEndpoint(responder: grpcResponder(service)), immediate: ImmediateResponders([rest, webChannel]))
     }
 
     /// Stops watching the rules and indexes files, ends the web SDK's sessions, then stops listening.

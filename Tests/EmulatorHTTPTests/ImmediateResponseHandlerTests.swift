@@ -10,6 +10,11 @@ import Testing
 
 @testable import EmulatorHTTP
 
+/// A request to `127.0.0.1:8080`.
+private func localRequest(_ path: String, method: HTTPRequest.Method = .get, _ fields: HTTPFields = [:]) -> HTTPRequest {
+    HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:8080", path: path, headerFields: fields)
+}
+
 /// The handler that answers some requests on the event loop, without a network: what it takes, what it
 /// passes on, and that no answer overtakes another.
 @Suite struct ImmediateResponseHandlerTests {
@@ -23,12 +28,14 @@ import Testing
         }
     }
 
-    func channel() -> EmbeddedChannel {
-        EmbeddedChannel(handler: ImmediateResponseHandler(responder: Echo(), access: LocalAccess()))
+    func channel(cors: CORSPolicy? = nil) -> EmbeddedChannel {
+        EmbeddedChannel(handler: ImmediateResponseHandler(responder: Echo(), access: LocalAccess(), cors: cors))
     }
 
+    static let cors = CORSPolicy(exposedHeaders: ["X-HTTP-Session-Id", "X-Other"], allowsCredentials: true)
+
     func request(_ path: String, method: HTTPRequest.Method = .get, _ fields: HTTPFields = [:]) -> HTTPRequest {
-        HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:8080", path: path, headerFields: fields)
+        localRequest(path, method: method, fields)
     }
 
     /// The response written for one request: its head and its body as text.
@@ -57,7 +64,7 @@ import Testing
 
     @Test(arguments: [
         ("/slow", HTTPFields()),
-        ("/fast", [.origin: "http://localhost:3000"]),  // a browser's: CORS is the responder's
+        ("/fast", [.origin: "http://localhost:3000"]),  // a browser's, without the server's CORS policy
         ("/fast", [.transferEncoding: "chunked"]),
         ("/fast", [.connection: "close"]),
         ("/fast", [.expect: "100-continue"]),
@@ -71,6 +78,53 @@ import Testing
         #expect(try channel.readInbound(as: HTTPRequestPart.self) == .head(head))
         #expect(try channel.readInbound(as: HTTPRequestPart.self) == .end(nil))
         #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
+    }
+
+    @Test func aBrowsersRequestIsAnsweredWithTheServersCORSHeaders() throws {
+        let channel = channel(cors: Self.cors)
+        try channel.writeInbound(HTTPRequestPart.head(request("/fast", [.origin: "http://localhost:3000"])))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        let (head, _) = try #require(try response(of: channel))
+        #expect(head.status == .ok)
+        // What `EmulatorResponder` adds to the same answer.
+        var expected = HTTPFields()
+        Self.cors.decorate(&expected, origin: "http://localhost:3000")
+        #expect(expected.count == 4)
+        for field in expected { #expect(head.headerFields[field.name] == field.value) }
+        #expect(head.headerFields[.accessControlAllowOrigin] == "http://localhost:3000")
+        #expect(head.headerFields[.accessControlExposeHeaders] == "X-HTTP-Session-Id, X-Other")
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil)
+    }
+
+    @Test(arguments: [
+        localRequest("/fast", method: .options, [.origin: "http://localhost:3000", .accessControlRequestMethod: "POST"]),  // a preflight
+        localRequest("/fast", [.origin: "http://attacker.example"]),  // a foreign page: the guard's 403
+        localRequest("/fast", [.origin: "null"]),
+    ])
+    func browsersRequestsTheServerMustSeeArePassedOn(head: HTTPRequest) throws {
+        let channel = channel(cors: Self.cors)
+        try channel.writeInbound(HTTPRequestPart.head(head))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == .head(head))
+        #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
+    }
+
+    @Test func anAnswersOwnHeaderFieldsAreWritten() throws {
+        struct Fielded: ImmediateResponder {
+            func answersImmediately(_ head: HTTPRequest) -> Bool { true }
+            func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse? {
+                ImmediateResponse(
+                    status: 200, contentType: "text/plain", body: ByteBuffer(string: "hi"), headers: [.cacheControl: "no-cache"])
+            }
+        }
+        let channel = EmbeddedChannel(handler: ImmediateResponseHandler(responder: Fielded(), access: LocalAccess(), cors: nil))
+        try channel.writeInbound(HTTPRequestPart.head(request("/any")))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        let (head, body) = try #require(try response(of: channel))
+        #expect(head.headerFields[.cacheControl] == "no-cache")
+        #expect(head.headerFields[.contentType] == "text/plain")
+        #expect(head.headerFields[.contentLength] == "2")
+        #expect(body == "hi")
     }
 
     @Test func aForeignHostIsLeftToTheGuard() throws {

@@ -135,14 +135,7 @@ extension FirestoreREST: ImmediateResponder {
     }
 
     func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse? {
-        var target = head.path ?? "/"
-        // On the bytes: a search by `Character` walks grapheme clusters, and cost more than the call's lookup.
-        let (path, query) = target.withUTF8 { bytes in
-            bytes.firstIndex(of: UInt8(ascii: "?")).map {
-                (String(decoding: UnsafeBufferPointer(rebasing: bytes[..<$0]), as: UTF8.self),
-                 String(decoding: UnsafeBufferPointer(rebasing: bytes[($0 + 1)...]), as: UTF8.self))
-            }
-        } ?? (target, "")
+        let (path, query) = head.pathAndQuery
         do throws(FirestoreError) {
             guard let route = try RESTRoute(method: head.method, path: path) else {
                 throw FirestoreError(.notFound, "Not found: \(head.method) \(path)")

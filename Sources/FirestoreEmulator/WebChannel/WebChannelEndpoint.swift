@@ -43,53 +43,80 @@ final class WebChannelEndpoint: Sendable {
     }
 
     private func answer(_ request: Request) async throws -> Response? {
-        let path = request.uri.path
-        guard path.hasPrefix(Self.pathPrefix) else { return nil }
-        let parts = path.dropFirst(Self.pathPrefix.count).split(separator: "/")
-        guard parts.count == 2, parts[1] == "channel", let method = WebChannelStream.Method(rawValue: String(parts[0]))
-        else {
-            throw FirestoreError(.notFound, "Not found: \(request.method) \(path)")
+        guard request.uri.path.hasPrefix(Self.pathPrefix) else { return nil }
+        let body = request.method == .post ? try await Self.text(of: request) : ""
+        switch try step(method: request.method, path: request.uri.path, query: request.queryFields, body: body) {
+        case .answer(let text, let fields):
+            var response = Self.chunks(text)
+            response.headers.append(contentsOf: fields)
+            return response
+        case .forwarded(let stream, let maps):
+            do {
+                return Self.chunks(WebChannelWire.chunk(try await stream.receive(maps.maps, offset: maps.offset, acknowledging: maps.arrayID)))
+            } catch {
+                throw refusal(closing: stream, error)
+            }
+        case .backChannel(let stream, let arrayID, let longPoll, let timeout):
+            return Response(
+                status: .ok, headers: Self.headers,
+                body: ResponseBody { writer in
+                    try await stream.serveBackChannel(acknowledging: arrayID, longPoll: longPoll, timeout: timeout) {
+                        try await writer.write(ByteBuffer(string: $0))
+                    }
+                    try await writer.finish(nil)
+                })
         }
-        let query = request.queryFields
+    }
+
+    /// What a channel request asks, once read.
+    private enum Step {
+        /// An answer now: WebChannel chunks, with these header fields besides the usual.
+        case answer(String, HTTPFields)
+        /// A forward channel's maps for `stream`, to deliver and answer (`WebChannelStream.receive`).
+        case forwarded(WebChannelStream, (maps: [String], offset: Int, arrayID: Int?))
+        /// A back channel of `stream`.
+        case backChannel(WebChannelStream, arrayID: Int, longPoll: Bool, timeout: Duration?)
+    }
+
+    /// Reads a request for a channel (`path` starts with `pathPrefix`): opens a session for a handshake,
+    /// ends one for `TYPE=terminate`, or says which session's forward or back channel it is. `body` is a
+    /// POST's.
+    private func step(method: HTTPRequest.Method, path: String, query: FormFields, body: String) throws(FirestoreError) -> Step {
+        let parts = path.dropFirst(Self.pathPrefix.count).split(separator: "/")
+        guard parts.count == 2, parts[1] == "channel", let rpc = WebChannelStream.Method(rawValue: String(parts[0])) else {
+            throw FirestoreError(.notFound, "Not found: \(method) \(path)")
+        }
         guard let sessionID = query["SID"] else {
-            guard request.method == .post else {
+            guard method == .post else {
                 throw FirestoreError(.invalidArgument, "A WebChannel session starts with a POST handshake.")
             }
-            return try await handshake(method, body: WebChannelWire.ForwardBody(parsing: try await Self.text(of: request)))
+            let (text, sessionHeader) = try handshake(rpc, body: WebChannelWire.ForwardBody(parsing: body))
+            return .answer(text, [.httpSessionID: sessionHeader])
         }
-        guard let stream = streams.withLock({ $0[sessionID] }), stream.method == method else {
+        guard let stream = streams.withLock({ $0[sessionID] }), stream.method == rpc else {
             throw FirestoreError(.invalidArgument, "Unknown SID")
         }
         if query["TYPE"] == "terminate" {
             close(stream)
-            return Self.chunks("")
+            return .answer("", [:])
         }
         let arrayID = query["AID"].flatMap { Int($0) }
-        if request.method == .post {
-            let body = WebChannelWire.ForwardBody(parsing: try await Self.text(of: request))
-            do {
-                return Self.chunks(WebChannelWire.chunk(try await stream.receive(body.maps, offset: body.offset, acknowledging: arrayID)))
-            } catch let error as FirestoreError {
-                close(stream)
-                throw error
-            } catch {
-                close(stream)
-                throw FirestoreError(.invalidArgument, "Invalid JSON payload received. \(error)")
-            }
+        if method == .post {
+            let forward = WebChannelWire.ForwardBody(parsing: body)
+            return .forwarded(stream, (forward.maps, forward.offset, arrayID))
         }
         guard query["RID"] == "rpc" else {
             throw FirestoreError(.invalidArgument, "A WebChannel GET is a back channel (RID=rpc) or TYPE=terminate.")
         }
-        let longPoll = query["CI"] == "1"
-        let timeout = query["TO"].flatMap { Int($0) }.map { Duration.milliseconds($0) }
-        return Response(
-            status: .ok, headers: Self.headers,
-            body: ResponseBody { writer in
-                try await stream.serveBackChannel(acknowledging: arrayID ?? 0, longPoll: longPoll, timeout: timeout) {
-                    try await writer.write(ByteBuffer(string: $0))
-                }
-                try await writer.finish(nil)
-            })
+        return .backChannel(
+            stream, arrayID: arrayID ?? 0, longPoll: query["CI"] == "1",
+            timeout: query["TO"].flatMap { Int($0) }.map { Duration.milliseconds($0) })
+    }
+
+    /// A forward channel's maps that could not be delivered end their session; the error says why.
+    private func refusal(closing stream: WebChannelStream, _ error: any Error) -> FirestoreError {
+        close(stream)
+        return error as? FirestoreError ?? FirestoreError(.invalidArgument, "Invalid JSON payload received. \(error)")
     }
 
     /// Ends every session (the emulator is stopping).
@@ -98,9 +125,11 @@ final class WebChannelEndpoint: Sendable {
         for stream in streams.withLock({ Array($0.values) }) { close(stream) }
     }
 
-    /// Opens a session: starts its RPC with the handshake's caller, delivers its first requests, answers
-    /// array 0.
-    private func handshake(_ method: WebChannelStream.Method, body: WebChannelWire.ForwardBody) async throws -> Response {
+    /// Opens a session: starts its RPC with the handshake's caller and delivers its first requests. Returns
+    /// the answer (array 0, as chunks) and its `X-HTTP-Session-Id`.
+    private func handshake(
+        _ method: WebChannelStream.Method, body: WebChannelWire.ForwardBody
+    ) throws(FirestoreError) -> (String, String) {
         let authorization = body.headers["authorization"]
         let id = RandomID.make(length: 22, from: RandomID.base64URL)
         let stream: WebChannelStream
@@ -137,14 +166,12 @@ final class WebChannelEndpoint: Sendable {
         streams.withLock { $0[id] = stream }
         startTicking()
         do {
-            _ = try await stream.receive(body.maps, offset: body.offset, acknowledging: nil)
+            // The first maps' answers are queued: the back channel waits for them, not the handshake.
+            _ = try stream.receiveNow(body.maps, offset: body.offset, acknowledging: nil)
         } catch {
-            close(stream)
-            throw FirestoreError(.invalidArgument, "Invalid JSON payload received. \(error)")
+            throw refusal(closing: stream, error)
         }
-        var response = Self.chunks(WebChannelWire.handshake(sessionID: id))
-        response.headers[.httpSessionID] = RandomID.make(length: 22, from: RandomID.base64URL)
-        return response
+        return (WebChannelWire.handshake(sessionID: id), RandomID.make(length: 22, from: RandomID.base64URL))
     }
 
     /// A Write session's stream: a handshake, then one commit per request (`FirestoreService.respond`), each
@@ -229,10 +256,12 @@ final class WebChannelEndpoint: Sendable {
         String(decoding: try await request.collectBody(limit: FirestoreREST.bodyLimit), as: UTF8.self)
     }
 
-    private static let headers: HTTPFields = [
-        .contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache, no-store, max-age=0, must-revalidate",
-        .xContentTypeOptions: "nosniff",
+    private static let contentType = "text/plain; charset=utf-8"
+    /// An answer's header fields besides its content type.
+    private static let cacheFields: HTTPFields = [
+        .cacheControl: "no-cache, no-store, max-age=0, must-revalidate", .xContentTypeOptions: "nosniff",
     ]
+    private static let headers: HTTPFields = [.contentType: contentType] + cacheFields
 
     private static func chunks(_ text: String) -> Response {
         Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
@@ -242,4 +271,40 @@ final class WebChannelEndpoint: Sendable {
 extension HTTPField.Name {
     static let httpSessionID = Self("X-HTTP-Session-Id")!
     static let xContentTypeOptions = Self("X-Content-Type-Options")!
+}
+
+/// A channel's POSTs (handshakes, forward channels, `TYPE=terminate`) are answered on the connection's event
+/// loop: delivering maps only queues them for the session's RPC (a Write session's commit runs under the
+/// store's lock and returns), so a task would only add two thread hops to each of a browser's requests.
+/// A forward channel whose answer must wait for room, and back channels, take the server's responder.
+extension WebChannelEndpoint: ImmediateResponder {
+    func answersImmediately(_ head: HTTPRequest) -> Bool {
+        head.method == .post && head.path?.hasPrefix(Self.pathPrefix) == true
+    }
+
+    func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse? {
+        let (path, query) = head.pathAndQuery
+        do throws(FirestoreError) {
+            switch try step(method: head.method, path: path, query: FormFields(parsing: query), body: String(buffer: body)) {
+            case .answer(let text, let fields):
+                return Self.immediate(text, fields)
+            case .forwarded(let stream, let maps):
+                let answer: String?
+                do {
+                    answer = try stream.receiveNow(maps.maps, offset: maps.offset, acknowledging: maps.arrayID)
+                } catch {
+                    throw refusal(closing: stream, error)
+                }
+                return answer.map { Self.immediate(WebChannelWire.chunk($0), [:]) }
+            case .backChannel:
+                return nil
+            }
+        } catch {
+            return .error(error.apiError)
+        }
+    }
+
+    private static func immediate(_ text: String, _ fields: HTTPFields) -> ImmediateResponse {
+        ImmediateResponse(status: 200, contentType: contentType, body: ByteBuffer(string: text), headers: cacheFields + fields)
+    }
 }

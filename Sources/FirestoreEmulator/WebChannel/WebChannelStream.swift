@@ -70,11 +70,28 @@ final class WebChannelStream: Sendable {
     /// Delivers a forward channel's maps (from map id `offset`) that were not delivered before, after the
     /// client acknowledged the arrays up to `arrayID`, and queues what answers them; returns the forward
     /// channel's answer once there is room for it. Throws if a map cannot be read as a request.
+    func receive(_ maps: [String], offset: Int, acknowledging arrayID: Int?) async throws -> String {
+        try accept(maps, offset: offset, acknowledging: arrayID)
+        await waitForRoom()
+        return state.withLock { $0.session.forwardResponse }
+    }
+
+    /// Delivers a forward channel's maps as `receive` does, and returns the forward channel's answer if
+    /// there is room for it now; `nil` if the answer has to wait (a `receive` of the same maps then waits
+    /// for it: maps are delivered once). Throws if a map cannot be read as a request.
+    func receiveNow(_ maps: [String], offset: Int, acknowledging arrayID: Int?) throws -> String? {
+        try accept(maps, offset: offset, acknowledging: arrayID)
+        return state.withLock { state in
+            state.closed || state.session.unsentBytes <= Self.unsentLimit ? state.session.forwardResponse : nil
+        }
+    }
+
+    /// Delivers the maps not delivered before and queues what answers them.
     ///
     /// The maps are delivered and their answers queued under the stream's lock: forward channel requests
     /// may overlap (Closure's WebChannel sends several at once to a page served over HTTP/2), and the RPC
     /// must see its requests, and the client its answers, in order.
-    func receive(_ maps: [String], offset: Int, acknowledging arrayID: Int?) async throws -> String {
+    private func accept(_ maps: [String], offset: Int, acknowledging arrayID: Int?) throws {
         let signal = try state.withLock { state throws -> AsyncStream<Void>.Continuation? in
             state.lastContact = .now
             if let arrayID { state.session.acknowledge(through: arrayID) }
@@ -92,8 +109,6 @@ final class WebChannelStream: Sendable {
             return answered ? state.signal : nil
         }
         signal?.yield()
-        await waitForRoom()
-        return state.withLock { $0.session.forwardResponse }
     }
 
     /// Queues payloads (JSON array texts) for the back channel; waits while too much is waiting for one.
