@@ -1,4 +1,5 @@
 import EmulatorCore
+import Foundation
 import Hummingbird
 import Logging
 import NIOCore
@@ -49,6 +50,17 @@ public struct EmulatorResponder: HTTPResponder {
             }
         }
         cors.decorate(&response, for: request)
+        if Self.asksToClose(request) {
+            // The connection closes after this response; saying so keeps a client from sending its next
+            // request on it (HTTP/1.1 asks a server to echo `close`).
+            response.headers[.connection] = "close"
+        }
         return response
+    }
+
+    /// Whether `request` carries the `close` connection option.
+    static func asksToClose(_ request: Request) -> Bool {
+        guard let connection = request.headers[.connection] else { return false }
+        return connection.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" }
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import EmulatorCore
+import Synchronization
 import Testing
 
 @testable import FirestoreEmulator
@@ -91,7 +92,15 @@ import Testing
         let feed = CommitFeed(backlog: 2)
         let subscription = feed.subscribe(database)
         let gate = DispatchSemaphore(value: 0)
-        feed.afterPublished { gate.wait() }  // the fan-out is stuck until the gate opens
+        // The fan-out is stuck until the gate opens: a subscriber of another database takes a commit slowly.
+        let other = DatabaseName(project: "q", database: "(default)")
+        _ = feed.subscribe(
+            other,
+            sink: { _ in
+                gate.wait()
+                return true
+            })
+        feed.publish(CommitFeed.Entry(commitTime: Timestamp(microseconds: 0), changes: []), to: other)
         for micros in 1...5 {
             // Under the store's lock in real use: returns although the backlog is full.
             feed.publish(CommitFeed.Entry(commitTime: Timestamp(microseconds: Int64(micros)), changes: []), to: database)
@@ -106,6 +115,33 @@ import Testing
             if times.count == 5 { break }
         }
         #expect(times == (1...5).map { Timestamp(microseconds: Int64($0)) })
+    }
+
+    @Test func afterPublishedRunsAtOnceWhenNothingIsOnItsWay() async throws {
+        let feed = CommitFeed()
+        let ran = Atomic<Bool>(false)
+        feed.afterPublished { ran.store(true, ordering: .relaxed) }
+        let ranAtOnce = ran.load(ordering: .relaxed)
+        #expect(ranAtOnce, "nothing published: no hop")
+        // With a commit on its way to a subscriber, the action waits until it has been handed out.
+        let gate = DispatchSemaphore(value: 0)
+        let handed = Atomic<Bool>(false)
+        _ = feed.subscribe(database, sink: { _ in
+            gate.wait()
+            handed.store(true, ordering: .sequentiallyConsistent)
+            return true
+        })
+        feed.publish(CommitFeed.Entry(commitTime: Timestamp(microseconds: 1), changes: []), to: database)
+        let after = Atomic<Bool>(false)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            feed.afterPublished {
+                after.store(handed.load(ordering: .sequentiallyConsistent), ordering: .relaxed)
+                continuation.resume()
+            }
+            gate.signal()
+        }
+        let ranAfter = after.load(ordering: .relaxed)
+        #expect(ranAfter, "the action ran after the commit was handed out")
     }
 
     @Test func aSubscriberThatFallsBehindIsCutOffAlone() async throws {

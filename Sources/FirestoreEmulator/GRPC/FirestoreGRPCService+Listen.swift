@@ -4,8 +4,9 @@ import Foundation
 import GRPCCore
 import SwiftProtobuf
 
-/// `Listen`: snapshot listeners over gRPC (and, through `WebChannel/`, the web SDK's). Each request becomes
-/// the service's `ListenRequest` and each event of the service's listen loop a `ListenResponse`.
+/// `Listen`: snapshot listeners over gRPC through grpc-swift (the event-loop path is `ListenCall`). Each
+/// request becomes the service's `ListenRequest` and each event of the service's listen loop a
+/// `ListenResponse`; WebChannel reads and writes the same messages as proto3 JSON.
 extension FirestoreGRPCService {
     /// `Listen`: answers each `add_target` with ADD, the documents, CURRENT and a snapshot, each
     /// `remove_target` with REMOVE, and every later commit with the changes and a snapshot.
@@ -25,18 +26,8 @@ extension FirestoreGRPCService {
         _ requests: some AsyncSequence<Google_Firestore_V1_ListenRequest, any Error> & Sendable, credential: Credential,
         send: ([Google_Firestore_V1_ListenResponse]) async throws -> Void
     ) async throws {
-        try await service.withListenInbox(feeding: requests.map(Self.request)) {
-            try await serveListen($0, credential: credential, send: send)
-        }
-    }
-
-    /// Serves one listen stream whose requests its transport puts into `inbox` itself (WebChannel's forward
-    /// channel, as `Self.request(_:)` reads them), as `serveListen(_:credential:send:)` does.
-    func serveListen(
-        _ inbox: ListenInbox, credential: Credential, send: ([Google_Firestore_V1_ListenResponse]) async throws -> Void
-    ) async throws {
         do {
-            try await service.serveListen(inbox, credential: credential) { events, database in
+            try await service.serveListen(requests.map(Self.request), credential: credential) { events, database in
                 try await send(events.map { Self.message(for: $0, in: database) })
             }
         } catch let error as FirestoreError {

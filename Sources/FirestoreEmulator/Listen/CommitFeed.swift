@@ -33,6 +33,8 @@ final class CommitFeed: Sendable {
     /// Room in the delivery queue: a writer waits (outside the store's lock) while `backlog` commits are
     /// queued, so writers faster than the fan-out are held back rather than queueing without bound.
     private let room: DispatchSemaphore
+    /// Published commits not yet handed out to every subscriber.
+    private let undelivered = Atomic<Int>(0)
 
     /// The most commits a subscriber may have waiting.
     let limit: Int
@@ -105,12 +107,14 @@ final class CommitFeed: Sendable {
         // Takes a place in the backlog if there is one; past it (writers that passed `waitForRoom` at the
         // same moment) the entry is queued all the same.
         let placed = room.wait(timeout: .now()) == .success
+        undelivered.add(1, ordering: .sequentiallyConsistent)
         delivery.async {
             var entry = entry
             entry.keys = entry.changes.map { HashedPath($0.path) }
             for (id, deliver) in targets where !deliver(entry) {
                 self.subscribers.withLock { _ = $0[database]?.removeValue(forKey: id) }
             }
+            self.undelivered.subtract(1, ordering: .sequentiallyConsistent)
             if placed { self.room.signal() }
         }
     }
@@ -120,9 +124,15 @@ final class CommitFeed: Sendable {
         subscribers.withLock { !($0[database]?.isEmpty ?? true) }
     }
 
-    /// Runs `action` once every commit published before the call has been handed out to its subscribers.
+    /// Runs `action` once every commit published before the call has been handed out to its subscribers:
+    /// at once, in the caller's thread, when none is waiting to be handed out (a target added while no
+    /// commit is on its way gets its snapshot without a thread hop), else on the delivery queue after them.
     func afterPublished(_ action: @escaping @Sendable () -> Void) {
-        delivery.async(execute: action)
+        if undelivered.load(ordering: .sequentiallyConsistent) == 0 {
+            action()
+        } else {
+            delivery.async(execute: action)
+        }
     }
 
     /// Ends subscription `id`.

@@ -19,10 +19,9 @@ struct ListenRequest: Sendable {
     }
 }
 
-/// Where a listen stream's client requests go: straight into the stream's listen loop, in the order they are
-/// put. A transport that is handed its requests (WebChannel's forward channel, in the request's own task)
-/// puts them here itself, so no task stands between a request and the loop; one that reads them as an
-/// async sequence has `FirestoreService.serveListen(_:credential:send:)` do it.
+/// What an async listen loop reads, in arrival order: the client's requests, put in by a task that reads
+/// them from the transport's async sequence (`take`), and the store's commits, yielded in by the feed
+/// directly. (The event-loop path, `ListenCall`, needs none: its transport hands it each request.)
 final class ListenInbox: Sendable {
     fileprivate let inputs: AsyncStream<ListenInput>
     fileprivate let continuation: AsyncStream<ListenInput>.Continuation
@@ -87,8 +86,8 @@ private enum ListenInput: Sendable {
 /// Snapshot listeners, whatever their transport. Targets come from the client, commits from the store's
 /// feed; one loop feeds both, in arrival order, to a `ListenSession` and hands back the events it returns.
 extension FirestoreService {
-    /// A new listen stream's inbox, for `serveListen(_:credential:send:)`.
-    func listenInbox() -> ListenInbox {
+    /// A new listen stream's inbox.
+    private func listenInbox() -> ListenInbox {
         ListenInbox(limit: feed.limit)
     }
 
@@ -103,9 +102,8 @@ extension FirestoreService {
         try await withListenInbox(feeding: requests) { try await serveListen($0, credential: credential, send: send) }
     }
 
-    /// Runs `body` with a new listen inbox that a task of its own fills from `requests`, for a transport
-    /// that reads its client's requests as an async sequence.
-    func withListenInbox(
+    /// Runs `body` with a new listen inbox that a task of its own fills from `requests`.
+    private func withListenInbox(
         feeding requests: some AsyncSequence<ListenRequest, any Error> & Sendable, _ body: (ListenInbox) async throws -> Void
     ) async throws {
         let inbox = listenInbox()
@@ -116,9 +114,9 @@ extension FirestoreService {
         }
     }
 
-    /// Serves one listen stream whose requests its transport puts into `inbox`; as
-    /// `serveListen(_:credential:send:)` otherwise.
-    func serveListen(
+    /// Serves one listen stream whose requests are put into `inbox`; as `serveListen(_:credential:send:)`
+    /// otherwise.
+    private func serveListen(
         _ inbox: ListenInbox, credential: Credential,
         send: (_ events: [ListenEvent], _ database: DatabaseName) async throws -> Void
     ) async throws {

@@ -8,8 +8,9 @@ import EmulatorCore
 /// results and its updates), and for a catch-up signal after each target it adds (`awaitCatchUp`), to be
 /// fed back through `caughtUp()` once every commit published before the call has been fed in.
 ///
-/// The async loop (`FirestoreService.serveListen`, gRPC through grpc-swift and WebChannel) and the gRPC
-/// event-loop path (`GRPC/ListenCall.swift`) both drive it, so they give the same answers.
+/// The async loop (`FirestoreService.serveListen`, gRPC through grpc-swift and in-process listeners) and the
+/// event-loop path (`ListenCall`: gRPC's calls and WebChannel's sessions) both drive it, so they give the
+/// same answers.
 struct ListenStream: Sendable {
     /// The service whose store and rules the stream reads.
     let service: FirestoreService

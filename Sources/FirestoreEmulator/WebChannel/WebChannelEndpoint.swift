@@ -11,7 +11,9 @@ import Synchronization
 
 /// The web SDK's streams: `Listen` and `Write` over WebChannel at
 /// `/google.firestore.v1.Firestore/{Listen,Write}/channel`, as production and the official emulator serve
-/// them to browsers. Each session runs the same RPC loop as a gRPC stream, with proto3 JSON messages.
+/// them to browsers, with the gRPC streams' messages as proto3 JSON. A `Listen` session is served as a
+/// gRPC `Listen` call is, on an event loop (`WebChannelListen`); a `Write` session commits each request as
+/// its forward channel delivers it.
 ///
 /// - Handshake: a POST without `SID`; its body has the `headers` (`Authorization`) and the first requests;
 ///   the answer is array 0, `["c", SID, ...]`, and an `X-HTTP-Session-Id` header.
@@ -135,23 +137,14 @@ final class WebChannelEndpoint: Sendable {
         let stream: WebChannelStream
         switch method {
         case .listen:
-            // A forward channel's requests go straight into the listen loop (no task between them).
-            let inbox = service.service.listenInbox()
+            // Served on an event loop like a gRPC call: a forward channel's requests go straight to it.
+            let credential = service.service.context(authorization: authorization).credential
+            let listen = WebChannelListen(service: service, credential: credential)
             stream = WebChannelStream(
                 id: id, method: method,
-                deliver: { map in
-                    inbox.put(FirestoreGRPCService.request(try Self.decode(map)))
-                    return []
-                },
-                finishRequests: { inbox.finish() })
-            let credential = service.service.context(authorization: authorization).credential
-            stream.run { [service] in
-                await Self.serve(stream) {
-                    try await service.serveListen(inbox, credential: credential) { messages in
-                        await stream.send(try messages.map { try Self.payload($0) })
-                    }
-                }
-            }
+                deliver: { map in listen.receive(FirestoreGRPCService.request(try Self.decode(map))) },
+                finishRequests: { listen.close() })
+            listen.attach(to: stream)
         case .write:
             // Each request is committed and answered in the forward channel's own task, as it arrives.
             let write = WebChannelWrite(service: service.service, authorization: authorization)
@@ -203,17 +196,6 @@ final class WebChannelEndpoint: Sendable {
         }
     }
 
-    /// Runs a session's RPC; the error that ends it goes to the client as an error message.
-    private static func serve(_ stream: WebChannelStream, _ rpc: () async throws -> Void) async {
-        do {
-            try await rpc()
-        } catch is CancellationError {
-            // The session closed.
-        } catch {
-            await stream.send([WebChannelWire.errorPayload(ending: error)])
-        }
-    }
-
     private func close(_ stream: WebChannelStream) {
         streams.withLock { _ = $0.removeValue(forKey: stream.id) }
         stream.close()
@@ -242,7 +224,7 @@ final class WebChannelEndpoint: Sendable {
     }
 
     /// A message as an array's payload, `[<proto3 JSON>]`.
-    fileprivate static func payload(_ message: some SwiftProtobuf.Message) throws -> String {
+    static func payload(_ message: some SwiftProtobuf.Message) throws -> String {
         "[" + (try message.jsonString()) + "]"
     }
 

@@ -1,8 +1,8 @@
 import EmulatorCore
 import Synchronization
 
-/// The live side of one WebChannel session: its `WebChannelSession` state, the task serving its RPC, the
-/// wake-ups of its back channel and the senders waiting for room.
+/// The live side of one WebChannel session: its `WebChannelSession` state, its RPC's requests and answers,
+/// the wake-ups of its back channel and the forward channels waiting for room.
 final class WebChannelStream: Sendable {
     /// The RPC the stream carries.
     enum Method: String, Sendable {
@@ -26,7 +26,6 @@ final class WebChannelStream: Sendable {
         var session = WebChannelSession()
         var signal: AsyncStream<Void>.Continuation?
         var senders: [CheckedContinuation<Void, Never>] = []
-        var task: Task<Void, Never>?
         var closed = false
         /// When the client last made a request or a back channel closed.
         var lastContact = ContinuousClock.now
@@ -40,7 +39,8 @@ final class WebChannelStream: Sendable {
     static let keepalive = Duration.seconds(20)
     /// How long a session lives without a back channel or a request.
     static let expiry = Duration.seconds(60)
-    /// Arrays waiting for a back channel beyond this hold up the RPC (its own buffering then applies).
+    /// Arrays waiting for a back channel beyond this hold up forward channels' answers, and a listen call
+    /// counts its commits as unread (it ends once too far behind, as a gRPC call whose client stops reading).
     static let unsentLimit = 16 * 1024 * 1024
     /// A streaming back channel ends once this much is unacknowledged, so the client reopens it and
     /// acknowledges what it has.
@@ -55,16 +55,6 @@ final class WebChannelStream: Sendable {
         self.method = method
         self.deliver = deliver
         self.finishRequests = finishRequests
-    }
-
-    /// Runs `body`, the RPC, until it ends or the stream closes.
-    func run(_ body: @escaping @Sendable () async -> Void) {
-        let task = Task { await body() }
-        let closed = state.withLock { state in
-            state.task = task
-            return state.closed
-        }
-        if closed { task.cancel() }
     }
 
     /// Delivers a forward channel's maps (from map id `offset`) that were not delivered before, after the
@@ -111,15 +101,20 @@ final class WebChannelStream: Sendable {
         signal?.yield()
     }
 
-    /// Queues payloads (JSON array texts) for the back channel; waits while too much is waiting for one.
-    func send(_ payloads: [String]) async {
+    /// Queues payloads (JSON array texts) for the back channel, at once: an RPC on an event loop does not
+    /// wait for room, it asks `hasRoom` (and ends when the client stays behind).
+    func queue(_ payloads: [String]) {
         let signal = state.withLock { state -> AsyncStream<Void>.Continuation? in
             guard !state.closed else { return nil }
             for payload in payloads { state.session.queue(payload) }
             return state.signal
         }
         signal?.yield()
-        await waitForRoom()
+    }
+
+    /// Whether the arrays no back channel has written are within `unsentLimit` (or the stream closed).
+    var hasRoom: Bool {
+        state.withLock { $0.closed || $0.session.unsentBytes <= Self.unsentLimit }
     }
 
     /// Returns once the arrays no back channel has written are within `unsentLimit` (or the stream closed).
@@ -199,15 +194,14 @@ final class WebChannelStream: Sendable {
         return !expired
     }
 
-    /// Ends the stream: its RPC stops, its back channel ends, waiting senders go on.
+    /// Ends the stream: its RPC stops, its back channel ends, waiting forward channels go on.
     func close() {
-        let (task, signal, senders) = state.withLock { state in
+        let (signal, senders) = state.withLock { state in
             state.closed = true
             defer { state.senders = [] }
-            return (state.task, state.signal, state.senders)
+            return (state.signal, state.senders)
         }
         finishRequests()
-        task?.cancel()
         signal?.finish()
         for sender in senders { sender.resume() }
     }

@@ -5,13 +5,15 @@ import NIOCore
 import SwiftProtobuf
 import Synchronization
 
-/// A `Listen` call served on its connection's event loop, without grpc-swift's per-call task: requests
-/// arrive from `GRPCConnectionHandler` as they are read, and commits from the loop's `LoopListeners`, which
-/// hands each commit to every listen call on the loop in one pass. Both go through the same `ListenStream`
-/// as the async path, so the answers are the same.
-final class ListenCall: ImmediateGRPCStream {
+/// A listen stream served on an event loop, without a task: requests arrive from its transport as they
+/// are read (`receive`), and commits from the loop's `LoopListeners`, which hands each commit to every listen
+/// call on the loop in one pass. Both go through the same `ListenStream` as the async path, so the answers
+/// are the same. gRPC's `Listen` calls (`GRPCConnectionHandler`) and the web SDK's WebChannel `Listen`
+/// sessions are served this way; each transport says how events are written (`ListenCallOutput`). A call
+/// ends with a gRPC status, which WebChannel carries too.
+final class ListenCall {
     private var stream: ListenStream
-    private let output: any ImmediateGRPCStreamOutput
+    private let output: any ListenCallOutput
     private let loops: ListenLoops
     /// The loop's listen calls, once the first request named the database.
     private var joined: LoopListeners?
@@ -20,22 +22,17 @@ final class ListenCall: ImmediateGRPCStream {
     private var isOver = false
 
     /// A call listening for `credential`, writing to `output`, fed commits through `loops`.
-    init(service: FirestoreService, credential: Credential, output: any ImmediateGRPCStreamOutput, loops: ListenLoops) {
+    init(service: FirestoreService, credential: Credential, output: any ListenCallOutput, loops: ListenLoops) {
         stream = ListenStream(service: service, credential: credential)
         self.output = output
         self.loops = loops
     }
 
-    func receive(_ message: ByteBuffer) {
+    /// The client's next request.
+    func receive(_ request: ListenRequest) {
         guard !isOver else { return }
-        let proto: Google_Firestore_V1_ListenRequest
         do {
-            proto = try Google_Firestore_V1_ListenRequest(request: message)
-        } catch {
-            return end(error)
-        }
-        do {
-            let events = try stream.receive(FirestoreGRPCService.request(proto)) { (database) throws(FirestoreError) in
+            let events = try stream.receive(request) { (database) throws(FirestoreError) in
                 joined = loops.join(self, database: database, on: output.eventLoop)
             } awaitCatchUp: {
                 joined?.awaitCatchUp(of: self)
@@ -46,11 +43,13 @@ final class ListenCall: ImmediateGRPCStream {
         }
     }
 
+    /// The client ended its requests: the call ends once every target it added has had its snapshot.
     func requestsEnded() {
         stream.endRequests()
         if stream.isDone { end(nil) }
     }
 
+    /// The client went away: the call stops taking commits.
     func closed() {
         stop()
     }
@@ -94,7 +93,12 @@ final class ListenCall: ImmediateGRPCStream {
 
     private func send(_ events: [ListenEvent], encoder: inout ListenResponseEncoder) {
         guard !events.isEmpty else { return }
-        output.send(framed: encoder.framed(events, allocator: output.allocator))
+        output.send(events, encoder: &encoder)
+    }
+
+    /// Ends the call with `error`'s status: a request its transport could not read.
+    func fail(_ error: RPCError) {
+        end(error)
     }
 
     /// Ends the call with `error`'s status (OK when nil).
@@ -109,6 +113,19 @@ final class ListenCall: ImmediateGRPCStream {
         joined?.leave(self)
         return true
     }
+}
+
+/// Where a `ListenCall` writes: a gRPC stream, or a WebChannel session. Use on the call's event loop.
+protocol ListenCallOutput: AnyObject {
+    /// The call's event loop.
+    var eventLoop: any EventLoop { get }
+    /// Whether the client takes more events without their queueing up (it reads).
+    var isWritable: Bool { get }
+    /// Sends one batch of events (one commit's changes and their snapshot, or a request's answer) of
+    /// `encoder.database`. The calls of one commit's pass share `encoder`.
+    func send(_ events: [ListenEvent], encoder: inout ListenResponseEncoder)
+    /// Ends the call with status OK, or `error`'s; nothing is sent after it.
+    func finish(_ error: RPCError?)
 }
 
 /// The listen calls served on one event loop, by database. Each database they listen to has one feed
