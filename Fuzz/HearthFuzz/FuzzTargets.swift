@@ -27,6 +27,9 @@ enum FuzzTarget: String, CaseIterable {
     /// A Firestore export's `output-N` file (`--import`): LevelDB log framing, then each record as an entity;
     /// the whole input is also read as one entity record.
     case firestoreExport = "firestore-export"
+    /// gRPC `CommitRequest` and `WriteRequest` bytes read straight into writes (`WriteWireDecoding`): what it
+    /// takes must read the same through SwiftProtobuf and the conversion, or the run stops.
+    case grpcWrites = "grpc-writes"
 
     /// Runs the target once on `bytes`.
     func run(_ bytes: UnsafeRawBufferPointer) {
@@ -49,6 +52,10 @@ enum FuzzTarget: String, CaseIterable {
             var reader = LevelDBLogReader(data: Data(bytes))
             while let record = try? reader.next() { _ = try? EntityCodec.decode(record, project: "fuzz") }
             _ = try? EntityCodec.decode(Array(bytes), project: "fuzz")
+        case .grpcWrites:
+            let buffer = ByteBuffer(bytes: bytes)
+            precondition(WriteWireDecoding.agreesWithSwiftProtobuf(commit: buffer), "a commit read differently")
+            precondition(WriteWireDecoding.agreesWithSwiftProtobuf(writeRequest: buffer), "a write request read differently")
         }
     }
 

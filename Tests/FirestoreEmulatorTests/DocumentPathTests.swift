@@ -37,4 +37,37 @@ import Testing
         #expect(nested < b)
         #expect(DocumentPath(segments: ["c"]).isPrefix(of: nested))
     }
+
+    /// A write's document name read on the bytes (`Write.plainDocumentPath`) gives the path the general
+    /// parse gives, and leaves every name it does not plainly take to it.
+    @Test func aPlainDocumentNameReadsAsTheGeneralParseReadsIt() throws {
+        let database = DatabaseName(project: "p", database: "(default)")
+        let root = "projects/p/databases/(default)/documents/"
+        let deep = Array(repeating: "c/d", count: 101).joined(separator: "/")
+        let names = [
+            root + "a/b", root + "a/b/c/d", root + "rooms/é🌍", root + "a/" + String(repeating: "x", count: 1500),
+            root + "a/" + String(repeating: "x", count: 1501), root + "a", root + "a/b/c", root + "a//b", root + "a/b/",
+            root, root + "a/.b", root + "a/__id7__", root + "a/__x__", root + "_a/b", root + deep,
+            "projects/q/databases/(default)/documents/a/b", "projects/p/databases/other/documents/a/b",
+            "projects/p/databases/(default)/documentsa/b", "projects/p/databases/(default)", "", "a/b",
+        ]
+        for name in names {
+            let general = Result { () throws(FirestoreError) in try DocumentPath.parse(documentName: name) }
+            if let plain = Write.plainDocumentPath(name, in: database) {
+                guard case .success(let (named, path)) = general else {
+                    Issue.record("\(name): taken plainly, refused by the parse")
+                    continue
+                }
+                #expect(named == database && path == plain, "\(name)")
+            }
+            let viaWrite = Result { () throws(FirestoreError) in try Write.documentPath(name, in: database) }
+            switch (viaWrite, general) {
+            case (.success(let path), .success(let (named, parsed))): #expect(named == database && path == parsed, "\(name)")
+            case (.failure(let error), .failure(let parsed)): #expect(error.message == parsed.message, "\(name)")
+            case (.failure, .success(let (named, _))): #expect(named != database, "\(name)")
+            case (.success, .failure): Issue.record("\(name): a path the parse refuses")
+            }
+        }
+        #expect(Write.plainDocumentPath(root + "a/b", in: database) == DocumentPath(segments: ["a", "b"]))
+    }
 }

@@ -74,15 +74,28 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
     /// Commit's answer: at once, unless the commit must first wait for an older transaction
     /// (`FirestoreService.mustWait`); then later, once it has.
     private func answerCommit(_ bytes: ByteBuffer, _ headers: HPACKHeaders) -> ImmediateGRPCAnswer {
-        answering(bytes, headers) { (message: Google_Firestore_V1_CommitRequest, caller) throws(FirestoreError) in
-            let request = try Self.commitRequest(message)
-            guard service.mustWait(request) else { return Self.answer([try service.commit(request, caller).proto]) }
-            return .later { [service] in
-                do throws(FirestoreError) {
-                    return Self.answer([try await service.commitWaiting(request, caller).proto])
-                } catch {
-                    return .failure(RPCError(error))
-                }
+        // The common shape is read straight from the bytes; anything else the general way, for the same
+        // answer or error.
+        if let request = WriteWireDecoding.commitRequest(bytes) {
+            do {
+                return try commit(request, service.context(authorization: headers.first(name: "authorization")))
+            } catch {
+                return .failure(RPCError(error))
+            }
+        }
+        return answering(bytes, headers) { (message: Google_Firestore_V1_CommitRequest, caller) throws(FirestoreError) in
+            try commit(Self.commitRequest(message), caller)
+        }
+    }
+
+    /// Commits `request` now, or once the older transactions it waits for are done.
+    private func commit(_ request: CommitRequest, _ caller: CallContext) throws(FirestoreError) -> ImmediateGRPCAnswer {
+        guard service.mustWait(request) else { return Self.answer([try service.commit(request, caller).proto]) }
+        return .later { [service] in
+            do throws(FirestoreError) {
+                return Self.answer([try await service.commitWaiting(request, caller).proto])
+            } catch {
+                return .failure(RPCError(error))
             }
         }
     }

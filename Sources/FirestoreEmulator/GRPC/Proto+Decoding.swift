@@ -78,11 +78,17 @@ extension Write {
             throw FirestoreError(
                 .invalidArgument, "Invalid value at '\(field)': one of update, delete, verify, transform must be set.")
         }
+        self.transforms = transforms
+        try readOptions(of: proto, field: field)
+    }
+
+    /// Reads what `proto` adds to its operation: the update mask, the update transforms (after the
+    /// operation's own) and the precondition.
+    mutating func readOptions(of proto: Google_Firestore_V1_Write, field: String) throws(FirestoreError) {
         if proto.hasUpdateMask { updateMask = try proto.updateMask.paths }
         for (index, item) in proto.updateTransforms.enumerated() {
             transforms.append(try FieldTransform(proto: item, field: "\(field).update_transforms[\(index)]"))
         }
-        self.transforms = transforms
         if proto.hasCurrentDocument { precondition = try Precondition(proto: proto.currentDocument) }
     }
 

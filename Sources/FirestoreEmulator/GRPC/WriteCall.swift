@@ -23,15 +23,18 @@ final class WriteCall: ImmediateGRPCStream {
 
     func receive(_ message: ByteBuffer) {
         guard !isOver else { return }
-        let proto: Google_Firestore_V1_WriteRequest
-        do {
-            proto = try Google_Firestore_V1_WriteRequest(request: message)
-        } catch {
-            return end(error)
+        let request: WriteStreamRequest
+        if let read = WriteWireDecoding.writeRequest(message) {
+            request = read
+        } else {
+            do {
+                request = FirestoreGRPCService.request(try Google_Firestore_V1_WriteRequest(request: message))
+            } catch {
+                return end(error)
+            }
         }
         do {
-            let answer = try service.service.respond(
-                to: FirestoreGRPCService.request(proto), in: &stream, authorization: authorization)
+            let answer = try service.service.respond(to: request, in: &stream, authorization: authorization)
             let response: [UInt8] = try FirestoreGRPCService.response(answer).serializedBytes()
             var framed = output.allocator.buffer(capacity: response.count + 5)
             framed.writeGRPCMessage(response)
