@@ -17,61 +17,28 @@ import SwiftProtobuf
 enum WriteWireDecoding {
     /// A commit's request, or `nil` to decode it the general way.
     static func commitRequest(_ bytes: ByteBuffer) -> CommitRequest? {
-        bytes.withUnsafeReadableBytes { raw -> CommitRequest? in
-            var reader = WireReader(raw)
-            var database = ""
-            var writes: [WireWrite] = []
-            var transaction: [UInt8] = []
-            while let (field, type) = reader.nextField() {
-                switch (field, type) {
-                case (1, .lengthDelimited): guard let text = reader.string() else { return nil }; database = text
-                case (2, .lengthDelimited): guard let write = reader.message(WireWrite.init) else { return nil }; writes.append(write)
-                case (3, .lengthDelimited): guard let data = reader.lengthDelimited() else { return nil }; transaction = Array(data)
-                case (1, _), (2, _), (3, _), (4, _): return nil  // read options too: left to SwiftProtobuf
-                default: guard reader.skip(type) else { return nil }
-                }
-            }
-            guard reader.isValid else { return nil }
-            guard let name = try? DatabaseName(validating: database), let writes = try? convert(writes, database: name) else {
-                return nil
-            }
-            return CommitRequest(database: name, writes: writes, transaction: transaction.isEmpty ? nil : transaction)
-        }
+        guard let read = WireRequest(bytes, layout: .commit), let database = try? DatabaseName(validating: read.database),
+            let writes = try? convert(read.writes, database: database)
+        else { return nil }
+        return CommitRequest(database: database, writes: writes, transaction: read.bytes.isEmpty ? nil : read.bytes)
     }
 
     /// The writes of a `WriteRequest`'s conversion, `nil` to decode it the general way: the same request
     /// `FirestoreGRPCService.request(_:)` makes of the decoded message.
     static func writeRequest(_ bytes: ByteBuffer) -> WriteStreamRequest? {
-        bytes.withUnsafeReadableBytes { raw -> WriteStreamRequest? in
-            var reader = WireReader(raw)
-            var database = ""
-            var streamID = ""
-            var writes: [WireWrite] = []
-            var token: [UInt8] = []
-            while let (field, type) = reader.nextField() {
-                switch (field, type) {
-                case (1, .lengthDelimited): guard let text = reader.string() else { return nil }; database = text
-                case (2, .lengthDelimited): guard let text = reader.string() else { return nil }; streamID = text
-                case (3, .lengthDelimited): guard let write = reader.message(WireWrite.init) else { return nil }; writes.append(write)
-                case (4, .lengthDelimited): guard let data = reader.lengthDelimited() else { return nil }; token = Array(data)
-                case (1, _), (2, _), (3, _), (4, _), (5, _), (6, _): return nil  // labels, options: left to SwiftProtobuf
-                default: guard reader.skip(type) else { return nil }
+        guard let read = WireRequest(bytes, layout: .write) else { return nil }
+        // The writes are converted once the stream knows its database, as the general way does; one that the
+        // conversion refuses there is converted again the general way, for its error.
+        let decoded = read.writes
+        return WriteStreamRequest(database: read.database, streamID: read.streamID, token: read.bytes, hasWrites: !decoded.isEmpty) {
+            (database) throws(FirestoreError) in
+            do throws(FirestoreError) {
+                return try convert(decoded, database: database)
+            } catch {
+                guard let message = try? Google_Firestore_V1_WriteRequest(serializedBytes: Array(bytes.readableBytesView)) else {
+                    throw error
                 }
-            }
-            guard reader.isValid else { return nil }
-            // The writes are converted once the stream knows its database, as the general way does; one that
-            // the conversion refuses there is converted again the general way, for its error.
-            let decoded = writes
-            return WriteStreamRequest(database: database, streamID: streamID, token: token, hasWrites: !writes.isEmpty) {
-                (database) throws(FirestoreError) in
-                do throws(FirestoreError) {
-                    return try convert(decoded, database: database)
-                } catch {
-                    guard let message = try? Google_Firestore_V1_WriteRequest(serializedBytes: Array(bytes.readableBytesView)) else {
-                        throw error
-                    }
-                    return try Write.writes(proto: message.writes, database: database)
-                }
+                return try Write.writes(proto: message.writes, database: database)
             }
         }
     }
@@ -163,6 +130,57 @@ extension FirestoreValue {
             "{" + fields.keys.sorted().map { "\($0.debugDescription): \(fields[$0]!.canonical)" }.joined(separator: ", ") + "}"
         }
     }
+}
+
+/// A `CommitRequest` or `WriteRequest`, read: its database, writes, stream id and bytes (the transaction, or
+/// the stream token).
+private struct WireRequest {
+    /// Where a request's fields are.
+    struct Layout {
+        var writes: Int
+        var bytes: Int
+        var streamID: Int?
+        /// Every field the message has; those not read above are left to SwiftProtobuf.
+        var known: ClosedRange<Int>
+
+        static let commit = Layout(writes: 2, bytes: 3, streamID: nil, known: 1...4)
+        static let write = Layout(writes: 3, bytes: 4, streamID: 2, known: 1...6)
+    }
+
+    var database = ""
+    var streamID = ""
+    var writes: [WireWrite] = []
+    var bytes: [UInt8] = []
+
+    init?(_ buffer: ByteBuffer, layout: Layout) {
+        let read = buffer.withUnsafeReadableBytes { raw -> WireRequest? in
+            var reader = WireReader(raw)
+            var request = WireRequest()
+            while let (field, type) = reader.nextField() {
+                switch (field, type) {
+                case (1, .lengthDelimited):
+                    guard let text = reader.string() else { return nil }
+                    request.database = text
+                case (layout.writes, .lengthDelimited):
+                    guard let write = reader.message(WireWrite.init) else { return nil }
+                    request.writes.append(write)
+                case (layout.bytes, .lengthDelimited):
+                    guard let data = reader.lengthDelimited() else { return nil }
+                    request.bytes = Array(data)
+                case (layout.streamID ?? 0, .lengthDelimited):
+                    guard let text = reader.string() else { return nil }
+                    request.streamID = text
+                case _ where layout.known.contains(field): return nil
+                default: guard reader.skip(type) else { return nil }
+                }
+            }
+            return reader.isValid ? request : nil
+        }
+        guard let read else { return nil }
+        self = read
+    }
+
+    private init() {}
 }
 
 /// One `Write`, read: an update's document name and fields, or the write's bytes for SwiftProtobuf.
@@ -276,33 +294,31 @@ private enum WireValue {
 
     /// A `Timestamp` in the range production takes, at microseconds as it is stored.
     private static func timestamp(_ reader: inout WireReader) -> FirestoreValue? {
-        var seconds: Int64 = 0
-        var nanos: Int32 = 0
-        while let (field, type) = reader.nextField() {
-            switch (field, type) {
-            case (1, .varint): guard let read = reader.varint() else { return nil }; seconds = Int64(bitPattern: read)
-            case (2, .varint): guard let read = reader.varint() else { return nil }; nanos = Int32(truncatingIfNeeded: read)
-            case (1, _), (2, _): return nil
-            default: guard reader.skip(type) else { return nil }
-            }
-        }
-        guard reader.isValid, Timestamp.validSeconds.contains(seconds), (0..<1_000_000_000).contains(nanos) else { return nil }
+        guard let (first, second) = pair(&reader, of: .varint) else { return nil }
+        let (seconds, nanos) = (Int64(bitPattern: first), Int32(truncatingIfNeeded: second))
+        guard Timestamp.validSeconds.contains(seconds), (0..<1_000_000_000).contains(nanos) else { return nil }
         return .timestamp(seconds: seconds, nanos: nanos - nanos % 1000)
     }
 
     /// A `LatLng`.
     private static func geoPoint(_ reader: inout WireReader) -> FirestoreValue? {
-        var latitude = 0.0
-        var longitude = 0.0
-        while let (field, type) = reader.nextField() {
-            switch (field, type) {
-            case (1, .fixed64): guard let read = reader.fixed64() else { return nil }; latitude = Double(bitPattern: read)
-            case (2, .fixed64): guard let read = reader.fixed64() else { return nil }; longitude = Double(bitPattern: read)
-            case (1, _), (2, _): return nil
-            default: guard reader.skip(type) else { return nil }
+        guard let (latitude, longitude) = pair(&reader, of: .fixed64) else { return nil }
+        return .geoPoint(latitude: Double(bitPattern: latitude), longitude: Double(bitPattern: longitude))
+    }
+
+    /// A message of two scalar fields (1 and 2) of wire type `type`, varints or fixed64s, 0 when absent (the
+    /// last one read when repeated, as protobuf's scalars are).
+    private static func pair(_ reader: inout WireReader, of type: WireReader.WireType) -> (UInt64, UInt64)? {
+        var values: (UInt64, UInt64) = (0, 0)
+        while let (field, wireType) = reader.nextField() {
+            guard field == 1 || field == 2 else {
+                guard reader.skip(wireType) else { return nil }
+                continue
             }
+            guard wireType == type, let read = type == .varint ? reader.varint() : reader.fixed64() else { return nil }
+            if field == 1 { values.0 = read } else { values.1 = read }
         }
-        return reader.isValid ? .geoPoint(latitude: latitude, longitude: longitude) : nil
+        return reader.isValid ? values : nil
     }
 
     /// An `ArrayValue`.
