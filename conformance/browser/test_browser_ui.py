@@ -732,7 +732,9 @@ def test_a_decisions_expressions_and_values_are_listed_for_keyboard_readers(ui, 
     firestore_url = load_vault_rules(hearth)
     ui.open("requests")
     requests.get(f"{firestore_url}/v1/projects/{PROJECT}/databases/(default)/documents/vault/keys", timeout=10)
-    ui.find('tr[data-id]')
+    # The newest row is this get's once the page has it; until then it is an earlier test's request.
+    newest = "const row = document.querySelector('tr[data-id]'); return row ? row.textContent : ''"
+    ui.wait(lambda: "/vault/keys" in ui.driver.execute_script(newest), "the get, live, on the Requests page")
     # Focused in the page, then Enter on whatever has the focus: a live redraw may replace the row meanwhile
     # (and keeps the focus on it).
     ui.driver.execute_script("document.querySelector('tr[data-id]').focus()")
