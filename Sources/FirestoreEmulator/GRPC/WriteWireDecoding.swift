@@ -379,10 +379,14 @@ struct WireReader {
         self.bytes = bytes
     }
 
-    /// The next field's number and wire type; `nil` at the end or on a malformed tag.
+    /// The next field's number and wire type; `nil` at the end or on a malformed tag (one past five bytes,
+    /// as a tag's 32 bits never need more, is one: SwiftProtobuf refuses it).
     mutating func nextField() -> (Int, WireType)? {
         guard isValid, offset < bytes.count else { return nil }
-        guard let tag = varint(), tag >> 3 >= 1, tag >> 3 <= 0x1FFF_FFFF, let type = WireType(rawValue: UInt8(tag & 7)) else {
+        let start = offset
+        guard let tag = varint(), offset - start <= 5, tag >> 3 >= 1, tag >> 3 <= 0x1FFF_FFFF,
+            let type = WireType(rawValue: UInt8(tag & 7))
+        else {
             return fail()
         }
         return (Int(tag >> 3), type)
