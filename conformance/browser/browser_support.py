@@ -255,6 +255,11 @@ CONSOLE_ALLOW_LIST = {
         "when the SDK ends a WebChannel session (disableNetwork, or its app deleted) while a long poll is in flight, "
         "it can send one more request with the session's ID after the terminate; the session is gone, so it is "
         "answered 400 Unknown SID, as production answers an ID it no longer knows, and the SDK has moved on"),
+    "long poll after the move": ConsoleRule(
+        r"/\.lp\?id=\S+ - Failed to load resource: the server responded with a status of 404 \(Not Found\)",
+        "when the Database SDK moves a long-polling session to a WebSocket, a poll it sent before the move can "
+        "arrive after the session was handed over; the long-polling session is gone, so it is answered 404, and the "
+        "SDK carries on over the WebSocket"),
     "storage object missing": ConsoleRule(
         r"/v0/b/\S+ - Failed to load resource: the server responded with a status of 404 \(Not Found\)",
         "metadata of, or a delete of, an object that is not there is answered 404 (storage/object-not-found), as by "
