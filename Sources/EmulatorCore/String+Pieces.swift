@@ -7,15 +7,7 @@ extension String {
         separatedBy separator: UInt8, _ body: (Slice<UnsafeBufferPointer<UInt8>>) throws -> Void
     ) rethrows {
         var text = self
-        try text.withUTF8 { bytes in
-            var start = 0
-            while true {
-                let end = bytes[start...].firstIndex(of: separator) ?? bytes.count
-                try body(bytes[start..<end])
-                guard end < bytes.count else { return }
-                start = end + 1
-            }
-        }
+        try text.withUTF8 { try $0[...].forEachPiece(separatedBy: separator, body) }
     }
 
     /// The pieces between `separator` bytes (ASCII), empty ones included.
@@ -28,5 +20,21 @@ extension String {
     /// The text of whole UTF-8 `bytes`.
     public init(utf8Bytes bytes: Slice<UnsafeBufferPointer<UInt8>>) {
         self.init(decoding: UnsafeBufferPointer(rebasing: bytes), as: UTF8.self)
+    }
+}
+
+extension Slice<UnsafeBufferPointer<UInt8>> {
+    /// Calls `body` with each piece of these bytes between `separator` bytes, in order, empty pieces
+    /// included (`String.forEachPiece` on a string's bytes).
+    public func forEachPiece(
+        separatedBy separator: UInt8, _ body: (Slice<UnsafeBufferPointer<UInt8>>) throws -> Void
+    ) rethrows {
+        var start = startIndex
+        while true {
+            let end = self[start...].firstIndex(of: separator) ?? endIndex
+            try body(self[start..<end])
+            guard end < endIndex else { return }
+            start = end + 1
+        }
     }
 }

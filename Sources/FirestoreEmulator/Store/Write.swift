@@ -105,16 +105,16 @@ extension Write {
             else { return nil }
             var segments: [String] = []
             segments.reserveCapacity(4)
-            var start = offset
-            while start <= bytes.count {
-                let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
-                let length = end - start
-                guard length > 0, length <= 1500, bytes[start] != UInt8(ascii: "."), bytes[start] != UInt8(ascii: "_") else {
-                    return nil
+            var plain = true
+            bytes[offset...].forEachPiece(separatedBy: UInt8(ascii: "/")) { piece in
+                guard plain, let first = piece.first, piece.count <= 1500, first != UInt8(ascii: "."), first != UInt8(ascii: "_")
+                else {
+                    plain = false
+                    return
                 }
-                segments.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
-                start = end + 1
+                segments.append(String(utf8Bytes: piece))
             }
+            guard plain else { return nil }
             guard segments.count.isMultiple(of: 2), segments.count <= DocumentPath.maximumDepth else { return nil }
             return DocumentPath(segments: segments)
         }
