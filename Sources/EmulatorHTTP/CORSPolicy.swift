@@ -4,7 +4,11 @@ import Hummingbird
 /// CORS as the official emulators do it: reflect the origin and whatever headers the browser asks for.
 public struct CORSPolicy: Sendable {
     /// Response headers a browser script may read.
-    public var exposedHeaders: [String]
+    public var exposedHeaders: [String] {
+        didSet { exposedList = exposedHeaders.joined(separator: ", ") }
+    }
+    /// `exposedHeaders` as the header's value, joined once rather than for every response.
+    private var exposedList: String
     /// Whether to answer `Access-Control-Allow-Credentials: true`, for clients that send `withCredentials`
     /// requests (the Firestore web SDK).
     public var allowsCredentials: Bool
@@ -12,6 +16,7 @@ public struct CORSPolicy: Sendable {
     /// Creates a policy exposing `exposedHeaders`.
     public init(exposedHeaders: [String] = [], allowsCredentials: Bool = false) {
         self.exposedHeaders = exposedHeaders
+        exposedList = exposedHeaders.joined(separator: ", ")
         self.allowsCredentials = allowsCredentials
     }
 
@@ -48,9 +53,7 @@ public struct CORSPolicy: Sendable {
         fields[.accessControlAllowOrigin] = origin
         fields[.vary] = "Origin"
         if allowsCredentials { fields[.accessControlAllowCredentials] = "true" }
-        if !exposedHeaders.isEmpty {
-            fields[.accessControlExposeHeaders] = exposedHeaders.joined(separator: ", ")
-        }
+        if !exposedList.isEmpty { fields[.accessControlExposeHeaders] = exposedList }
     }
 }
 
