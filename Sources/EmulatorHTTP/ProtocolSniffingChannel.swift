@@ -50,41 +50,55 @@ struct ProtocolSniffingChannel<HTTP1: ServerChildChannel>: ServerChildChannel {
 
 extension HTTP1Channel.Configuration {
     /// Every emulator's HTTP/1.1: `Expect: 100-continue` answered at once, `CONNECT` refused, and a
-    /// connection idle for `idleTimeout` (no request in progress, or a request whose head or body stalled)
+    /// connection idle for `standardIdleTimeout` (no request in progress, or a request whose head or body stalled)
     /// closed, so abandoned keep-alive connections and stalled clients give their descriptors back.
     public static var emulator: Self {
         Self(
             additionalChannelHandlers: [ReadSizeHandler(), ConnectRefusalHandler(), ExpectContinueHandler()],
-            idleTimeout: idleTimeout)
+            idleTimeout: standardIdleTimeout)
     }
 
     /// How long an HTTP/1.1 connection may stay idle (nginx's keep-alive default is 75 s; Node's 5 s cuts
     /// off clients that reuse connections).
-    static let idleTimeout = TimeAmount.seconds(60)
+    static let standardIdleTimeout = TimeAmount.seconds(60)
 }
 
 /// Hummingbird's HTTP/1.1 channel with the requests `immediate` accepts answered on the event loop
-/// (`ImmediateResponseHandler`). The handler goes right after Hummingbird's connection-state handler, so
-/// that handler sees those requests and responses as it sees the responder's: a connection busy with them
-/// is not idle, and keep-alive and graceful shutdown treat them alike. (Before it, the idle timer saw a
-/// connection carrying only such requests as idle and closed it under them after 60 s.) Without
-/// `immediate` it is Hummingbird's channel as it is.
+/// (`ImmediateResponseHandler`, right behind NIO's request decoder). That handler sees every request and
+/// response, so it keeps the connection's idle timer in place of Hummingbird's connection-state handler,
+/// which never sees the requests it answers: a connection busy with them is not idle. (Hummingbird's timer
+/// once saw a connection carrying only such requests as idle and closed it under them after 60 s.)
+/// Without `immediate` it is Hummingbird's channel as it is.
 struct ImmediateHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
-    let http1: HTTP1Channel
-    let immediate: (any ImmediateResponder)?
-    let access: LocalAccess
+    private let http1: HTTP1Channel
+    private let immediate: (any ImmediateResponder)?
+    private let access: LocalAccess
     /// The server's CORS policy, for the browsers' requests `immediate` answers.
-    var cors: CORSPolicy?
+    private let cors: CORSPolicy?
+    /// The configuration's idle timeout, kept by the immediate handler when there is one.
+    private let idleTimeout: TimeAmount?
+
+    /// Hummingbird's channel answering with `responder` under `configuration`, and `immediate` ahead of it.
+    init(
+        responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration,
+        immediate: (any ImmediateResponder)?, access: LocalAccess, cors: CORSPolicy? = nil
+    ) {
+        var configuration = configuration
+        idleTimeout = configuration.idleTimeout
+        if immediate != nil { configuration.idleTimeout = nil }
+        http1 = HTTP1Channel(responder: responder, configuration: configuration)
+        self.immediate = immediate
+        self.access = access
+        self.cors = cors
+    }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         guard let immediate else { return http1.setup(channel: channel, logger: logger) }
-        return http1.setup(channel: channel, logger: logger).flatMapThrowing { [access, cors] value in
-            let handlers = channel.pipeline.syncOperations
-            let state = try handlers.handler(type: HTTPConnectionStateHandler.self)
-            try handlers.addHandler(
-                ImmediateResponseHandler(responder: immediate, access: access, cors: cors), position: .after(state))
+        return http1.setup(channel: channel, logger: logger).flatMapThrowing { [access, cors, idleTimeout] value in
+            try ImmediateResponseHandler.install(
+                on: channel.pipeline.syncOperations, responder: immediate, access: access, cors: cors, idleTimeout: idleTimeout)
             return value
         }
     }
@@ -104,8 +118,7 @@ extension HTTPServerBuilder {
     ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             let http1 = ImmediateHTTP1Channel(
-                http1: HTTP1Channel(responder: responder, configuration: configuration), immediate: immediate, access: access,
-                cors: cors)
+                responder: responder, configuration: configuration, immediate: immediate, access: access, cors: cors)
             guard let http2 else { return http1 }
             return ProtocolSniffingChannel(http1: http1, http2: http2)
         }

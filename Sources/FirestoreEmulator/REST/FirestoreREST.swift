@@ -129,21 +129,20 @@ struct FirestoreREST: Sendable {
 /// lock and returns, so a task would only add two thread hops. Emulator endpoints and browsers' requests
 /// (CORS) take the server's responder.
 extension FirestoreREST: ImmediateResponder {
-    func answersImmediately(_ head: HTTPRequest) -> Bool {
-        guard let path = head.path, path.hasPrefix("/v1/") else { return false }
-        return head.method == .get || head.method == .post || head.method == .patch || head.method == .delete
+    func answersImmediately(_ request: ImmediateRequest) -> Bool {
+        guard request.path.hasPrefix("/v1/") else { return false }
+        return request.method == .get || request.method == .post || request.method == .patch || request.method == .delete
     }
 
-    func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse? {
-        let (path, query) = head.pathAndQuery
+    func respond(to request: ImmediateRequest, body: ByteBuffer) -> ImmediateResponse? {
         do throws(FirestoreError) {
-            guard let route = try RESTRoute(method: head.method, path: path) else {
-                throw FirestoreError(.notFound, "Not found: \(head.method) \(path)")
+            guard let route = try RESTRoute(method: request.method, path: request.path) else {
+                throw FirestoreError(.notFound, "Not found: \(request.method) \(request.path)")
             }
-            let json = head.method == .get ? [:] : try Self.body(from: Data(buffer: body))
+            let json = request.method == .get ? [:] : try Self.body(from: Data(buffer: body))
             let call = RESTCall(
-                context: service.context(authorization: head.headerFields[.authorization]),
-                query: FormFields(parsing: query), body: json)
+                context: service.context(authorization: request.authorization),
+                query: FormFields(parsing: request.query), body: json)
             if case .database(let database, .commit) = route {
                 // A commit that has to wait for an older transaction goes on to `respond(to:)`, which can.
                 return try commit(database, call).map { .json($0) }

@@ -260,14 +260,15 @@ extension HTTPField.Name {
 /// store's lock and returns), so a task would only add two thread hops to each of a browser's requests.
 /// A forward channel whose answer must wait for room, and back channels, take the server's responder.
 extension WebChannelEndpoint: ImmediateResponder {
-    func answersImmediately(_ head: HTTPRequest) -> Bool {
-        head.method == .post && head.path?.hasPrefix(Self.pathPrefix) == true
+    func answersImmediately(_ request: ImmediateRequest) -> Bool {
+        request.method == .post && request.path.hasPrefix(Self.pathPrefix)
     }
 
-    func respond(to head: HTTPRequest, body: ByteBuffer) -> ImmediateResponse? {
-        let (path, query) = head.pathAndQuery
+    func respond(to request: ImmediateRequest, body: ByteBuffer) -> ImmediateResponse? {
         do throws(FirestoreError) {
-            switch try step(method: head.method, path: path, query: FormFields(parsing: query), body: String(buffer: body)) {
+            switch try step(
+                method: request.method, path: request.path, query: FormFields(parsing: request.query), body: String(buffer: body))
+            {
             case .answer(let text, let fields):
                 return Self.immediate(text, fields)
             case .forwarded(let stream, let maps):
