@@ -38,85 +38,140 @@ extension JSONValue {
 
     /// `serialized()` as UTF-8 bytes, for a response body (no string in between).
     public func serializedBytes() -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(256)
-        write(to: &output)
-        return output
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.bytes
     }
+}
 
-    private func write(to output: inout [UInt8]) {
+/// A value that writes itself as compact JSON text (sorted keys, unescaped slashes) straight into bytes,
+/// without a `JSONValue` tree in between: a response's documents, which are most of its bytes.
+public protocol JSONWritable {
+    /// Writes the value's JSON text.
+    func write(to writer: inout JSONWriter)
+}
+
+extension JSONWritable {
+    /// The value's JSON text as UTF-8 bytes.
+    public func serializedBytes() -> [UInt8] {
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.bytes
+    }
+}
+
+extension JSONValue: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
         switch self {
-        case .null: output.append(contentsOf: "null".utf8)
-        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): output.append(contentsOf: String(value).utf8)
-        case .double(let value): output.append(contentsOf: Self.text(of: value).utf8)
-        case .string(let value): Self.write(value, to: &output)
+        case .null: writer.raw("null")
+        case .bool(let value): writer.bool(value)
+        case .int(let value): writer.int(value)
+        case .double(let value): writer.double(value)
+        case .string(let value): writer.string(value)
         case .array(let values):
-            output.append(UInt8(ascii: "["))
+            writer.raw("[")
             for (index, value) in values.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                value.write(to: &output)
+                if index > 0 { writer.raw(",") }
+                value.write(to: &writer)
             }
-            output.append(UInt8(ascii: "]"))
+            writer.raw("]")
         case .object(let members):
-            output.append(UInt8(ascii: "{"))
-            // Keys in UTF-8 byte order, which is code point order: `String`'s `<` gives the same order for
-            // the normalized keys JSON carries and costs several times more.
-            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            for (index, member) in sorted.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.write(member.key, to: &output)
-                output.append(UInt8(ascii: ":"))
-                member.value.write(to: &output)
+            writer.raw("{")
+            for (index, member) in JSONWriter.sorted(members).enumerated() {
+                if index > 0 { writer.raw(",") }
+                writer.key(member.key)
+                member.value.write(to: &writer)
             }
-            output.append(UInt8(ascii: "}"))
+            writer.raw("}")
         }
     }
+}
 
-    /// A double as JSON: integral values without a fraction (`2`), others in Swift's shortest form;
+/// Compact JSON text being written as UTF-8 bytes: the one writer of strings, numbers and key order that
+/// `JSONValue` and the values that write themselves share.
+public struct JSONWriter {
+    /// The text so far.
+    public private(set) var bytes: [UInt8] = []
+
+    /// An empty writer with room for `capacity` bytes.
+    public init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Writes `text` as it is (punctuation, a literal, a key known to need no escape).
+    public mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Writes `"key":`.
+    public mutating func key(_ key: String) {
+        string(key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Writes `true` or `false`.
+    public mutating func bool(_ value: Bool) {
+        raw(value ? "true" : "false")
+    }
+
+    /// Writes an integer.
+    public mutating func int(_ value: Int64) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// Writes a double: integral values without a fraction (`2`), others in Swift's shortest form;
     /// non-finite values (not JSON) as `null`.
-    private static func text(of value: Double) -> String {
-        guard value.isFinite else { return "null" }
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
+    public mutating func double(_ value: Double) {
+        guard value.isFinite else { return raw("null") }
+        if value == value.rounded(), abs(value) < 1e15 { return int(Int64(value)) }
+        bytes.append(contentsOf: "\(value)".utf8)
     }
 
     private static let hex = Array("0123456789abcdef".utf8)
 
     /// Writes `string` quoted and escaped. Runs of bytes that need no escape (most strings are one) are
     /// copied whole.
-    private static func write(_ string: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
+    public mutating func string(_ string: String) {
+        bytes.append(UInt8(ascii: "\""))
         var string = string
-        string.withUTF8 { bytes in
+        string.withUTF8 { text in
             var start = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
+            for index in text.indices {
+                let byte = text[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                writeEscape(of: byte, to: &output)
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<index]))
+                writeEscape(of: byte)
                 start = index + 1
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
         }
-        output.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Writes the escape of `byte`, a quote, a backslash or a control character.
-    private static func writeEscape(of byte: UInt8, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\\"))
+    private mutating func writeEscape(of byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
         switch byte {
-        case 0x0A: output.append(UInt8(ascii: "n"))
-        case 0x0D: output.append(UInt8(ascii: "r"))
-        case 0x09: output.append(UInt8(ascii: "t"))
-        case 0x08: output.append(UInt8(ascii: "b"))
-        case 0x0C: output.append(UInt8(ascii: "f"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
         case 0..<0x20:
-            output.append(contentsOf: "u00".utf8)
-            output.append(hex[Int(byte >> 4)])
-            output.append(hex[Int(byte & 0xF)])
-        default: output.append(byte)  // `"` and `\`
+            bytes.append(contentsOf: "u00".utf8)
+            bytes.append(Self.hex[Int(byte >> 4)])
+            bytes.append(Self.hex[Int(byte & 0xF)])
+        default: bytes.append(byte)  // `"` and `\`
         }
+    }
+
+    /// An object's members in the order they are written: keys in UTF-8 byte order, which is code point
+    /// order (`String`'s `<` gives the same order for the normalized keys JSON carries and costs several
+    /// times more). Inlinable, so callers get it specialized for their values: the generic version cost
+    /// more than the rest of a document's text.
+    @inlinable
+    public static func sorted<Value>(_ members: [String: Value]) -> [(key: String, value: Value)] {
+        members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
 }
 

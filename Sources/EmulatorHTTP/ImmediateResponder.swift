@@ -71,6 +71,11 @@ public struct ImmediateResponse: Sendable {
 
     /// A JSON answer with `charset=utf-8`, as Google's APIs send.
     public static func json(_ value: JSONValue, status: Int = 200) -> ImmediateResponse {
+        json(writing: value, status: status)
+    }
+
+    /// A JSON answer with the text `value` writes.
+    public static func json(writing value: some JSONWritable, status: Int = 200) -> ImmediateResponse {
         ImmediateResponse(
             status: status, contentType: "application/json; charset=utf-8", body: ByteBuffer(bytes: value.serializedBytes()))
     }

@@ -10,6 +10,11 @@ extension Response {
         json(data: Data(value.serialized().utf8), status: status)
     }
 
+    /// A JSON response with the text `value` writes.
+    public static func json(writing value: some JSONWritable, status: Int = 200) -> Response {
+        json(data: Data(value.serializedBytes()), status: status)
+    }
+
     /// A JSON response from already encoded bytes.
     public static func json(data: Data, status: Int = 200) -> Response {
         Response(

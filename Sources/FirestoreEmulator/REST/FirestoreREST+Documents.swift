@@ -7,11 +7,11 @@ import Foundation
 /// renders its result.
 extension FirestoreREST {
     /// `GET /v1/{name}`.
-    func getDocument(_ database: DatabaseName, _ path: DocumentPath, _ call: RESTCall) throws(FirestoreError) -> JSONValue {
+    func getDocument(_ database: DatabaseName, _ path: DocumentPath, _ call: RESTCall) throws(FirestoreError) -> DocumentJSON {
         try call.checkQuery(allowing: ["mask.fieldPaths", "transaction", "readTime"])
         let request = GetDocumentRequest(
             database: database, path: path, mask: try call.mask(), consistency: try call.queryConsistency())
-        return try service.getDocument(request, call.context).json(in: database)
+        return DocumentJSON(document: try service.getDocument(request, call.context), database: database)
     }
 
     /// `GET /v1/{parent}/{collectionId}`.
@@ -32,7 +32,7 @@ extension FirestoreREST {
 
     /// `POST /v1/{parent}/{collectionId}?documentId=`.
     func createDocument(_ database: DatabaseName, parent: DocumentPath, collectionID: String, _ call: RESTCall)
-        throws(FirestoreError) -> JSONValue
+        throws(FirestoreError) -> DocumentJSON
     {
         try call.checkQuery(allowing: ["documentId", "mask.fieldPaths"])
         try call.checkBody(allowing: ["name", "fields", "createTime", "updateTime"], at: "document")
@@ -40,11 +40,11 @@ extension FirestoreREST {
         let path = try DocumentPath.newDocument(in: parent.appending(collectionID), id: call.query["documentId"])
         let fields = try FirestoreValue.fields(call.body["fields"] ?? [:], field: "document.fields")
         let request = CreateDocumentRequest(database: database, path: path, fields: fields, mask: mask)
-        return try service.createDocument(request, call.context).json(in: database)
+        return DocumentJSON(document: try service.createDocument(request, call.context), database: database)
     }
 
     /// `PATCH /v1/{name}`.
-    func updateDocument(_ database: DatabaseName, _ path: DocumentPath, _ call: RESTCall) throws(FirestoreError) -> JSONValue {
+    func updateDocument(_ database: DatabaseName, _ path: DocumentPath, _ call: RESTCall) throws(FirestoreError) -> DocumentJSON {
         try call.checkQuery(allowing: [
             "updateMask.fieldPaths", "mask.fieldPaths", "currentDocument.exists", "currentDocument.updateTime",
         ])
@@ -59,7 +59,7 @@ extension FirestoreREST {
             database: database, path: path, fields: fields,
             updateMask: call.query["updateMask.fieldPaths"] == nil ? nil : updateMask, precondition: try call.precondition(),
             mask: mask)
-        return try service.updateDocument(request, call.context).json(in: database)
+        return DocumentJSON(document: try service.updateDocument(request, call.context), database: database)
     }
 
     /// `DELETE /v1/{name}`.

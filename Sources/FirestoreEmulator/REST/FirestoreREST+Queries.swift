@@ -8,7 +8,7 @@ extension FirestoreREST {
     /// `POST /v1/{parent}:runQuery`: a JSON array of `{document, readTime}`, or one `{readTime}` when nothing
     /// matches; the first element carries a transaction begun with `newTransaction`, the last `done: true`
     /// (as the official emulator marks it).
-    func runQuery(_ database: DatabaseName, _ parent: DocumentPath, _ call: RESTCall) throws(FirestoreError) -> JSONValue {
+    func runQuery(_ database: DatabaseName, _ parent: DocumentPath, _ call: RESTCall) throws(FirestoreError) -> RunQueryJSON {
         try call.checkBody(allowing: ["structuredQuery", "transaction", "newTransaction", "readTime", "explainOptions"])
         guard let json = call.body["structuredQuery"] else {
             throw FirestoreError(.invalidArgument, "structured_query is required.")
@@ -17,22 +17,7 @@ extension FirestoreREST {
         let query = try StructuredQuery(json: json, parent: parent)
         let result = try service.runQuery(
             RunQueryRequest(database: database, query: query, consistency: try call.bodyConsistency()), call.context)
-        let readTime = JSONValue.string(result.readTime.description)
-        var responses: [JSONValue] = result.documents.map { ["document": $0.json(in: database), "readTime": readTime] }
-        if responses.isEmpty { responses = [["readTime": readTime]] }
-        if result.skipped > 0, case .object(var first) = responses[0] {
-            first["skippedResults"] = .int(Int64(result.skipped))
-            responses[0] = .object(first)
-        }
-        if case .object(var last) = responses[responses.count - 1] {
-            last["done"] = true
-            responses[responses.count - 1] = .object(last)
-        }
-        if let transaction = result.transaction {
-            // A response carrying the new transaction carries nothing else (RunQueryResponse).
-            responses.insert(["transaction": .string(Data(transaction).base64EncodedString())], at: 0)
-        }
-        return .array(responses)
+        return RunQueryJSON(result: result, database: database)
     }
 
     /// Query explanations (`explainOptions`) are production's query planner's; the emulator has none.
@@ -96,5 +81,44 @@ extension FirestoreREST {
         if !page.ids.isEmpty { response["collectionIds"] = .array(page.ids.map { .string($0) }) }
         if let next = page.next { response["nextPageToken"] = .string(next.encoded) }
         return .object(response)
+    }
+}
+
+/// RunQuery's answer, written as JSON text without a `JSONValue` tree: an array of `{document, readTime}`,
+/// or one `{readTime}` when nothing matches; the first element carries `skippedResults` when the offset
+/// skipped any, the last `done: true` (as the official emulator marks it), and a transaction begun with
+/// `newTransaction` comes first, alone (`RunQueryResponse`).
+struct RunQueryJSON: JSONWritable {
+    let result: QueryResult
+    let database: DatabaseName
+
+    func write(to writer: inout JSONWriter) {
+        let readTime = result.readTime.description
+        writer.raw("[")
+        if let transaction = result.transaction {
+            writer.raw(#"{"transaction":"#)
+            writer.string(Data(transaction).base64EncodedString())
+            writer.raw("},")
+        }
+        let count = max(result.documents.count, 1)
+        for index in 0..<count {
+            if index > 0 { writer.raw(",") }
+            // Keys in sorted order: document, done, readTime, skippedResults.
+            writer.raw("{")
+            if index < result.documents.count {
+                writer.raw(#""document":"#)
+                DocumentJSON(document: result.documents[index], database: database).write(to: &writer)
+                writer.raw(",")
+            }
+            if index == count - 1 { writer.raw(#""done":true,"#) }
+            writer.raw(#""readTime":"#)
+            writer.string(readTime)
+            if index == 0, result.skipped > 0 {
+                writer.raw(#","skippedResults":"#)
+                writer.int(Int64(result.skipped))
+            }
+            writer.raw("}")
+        }
+        writer.raw("]")
     }
 }

@@ -58,12 +58,12 @@ struct FirestoreREST: Sendable {
         case .export(let project): return .json(try await export(project, call))
         case .missingIndexes(let project): return .json(service.indexes.missing(project: project))
         case .database(let database, .commit): return .json(try await commitWaiting(database, call))
-        default: return .json(try run(route, call))
+        default: return .json(writing: try run(route, call))
         }
     }
 
     /// Runs a method of REST proper (`/v1/...`) but Commit, which may wait; none of them waits.
-    private func run(_ route: RESTRoute, _ call: RESTCall) throws(FirestoreError) -> JSONValue {
+    private func run(_ route: RESTRoute, _ call: RESTCall) throws(FirestoreError) -> any JSONWritable {
         switch route {
         case .getDocument(let database, let path): return try getDocument(database, path, call)
         case .listDocuments(let database, let parent, let collectionID):
@@ -97,7 +97,7 @@ struct FirestoreREST: Sendable {
 
     private func run(
         _ method: RESTRoute.ParentMethod, _ database: DatabaseName, _ parent: DocumentPath, _ call: RESTCall
-    ) throws(FirestoreError) -> JSONValue {
+    ) throws(FirestoreError) -> any JSONWritable {
         switch method {
         case .runQuery: return try runQuery(database, parent, call)
         case .runAggregationQuery: return try runAggregationQuery(database, parent, call)
@@ -147,7 +147,7 @@ extension FirestoreREST: ImmediateResponder {
                 // A commit that has to wait for an older transaction goes on to `respond(to:)`, which can.
                 return try commit(database, call).map { .json($0) }
             }
-            return .json(try run(route, call))
+            return .json(writing: try run(route, call))
         } catch {
             return .error(error.apiError)
         }

@@ -112,6 +112,80 @@ extension FirestoreValue {
         }
     }
 
+    /// Writes `json`'s text without building it: keys in the order `JSONValue` sorts them.
+    func writeJSON(to writer: inout JSONWriter) {
+        switch self {
+        case .null: writer.raw(#"{"nullValue":null}"#)
+        case .boolean(let value): writer.raw(value ? #"{"booleanValue":true}"# : #"{"booleanValue":false}"#)
+        case .integer(let value):
+            writer.raw(#"{"integerValue":""#)
+            writer.int(value)
+            writer.raw(#""}"#)
+        case .double(let value):
+            writer.raw(#"{"doubleValue":"#)
+            if value.isNaN {
+                writer.raw(#""NaN""#)
+            } else if value.isInfinite {
+                writer.raw(value > 0 ? #""Infinity""# : #""-Infinity""#)
+            } else {
+                writer.double(value)
+            }
+            writer.raw("}")
+        case .timestamp(let seconds, let nanos):
+            writer.raw(#"{"timestampValue":"#)
+            writer.string(Self.formatTimestamp(seconds: seconds, nanos: nanos))
+            writer.raw("}")
+        case .string(let value):
+            writer.raw(#"{"stringValue":"#)
+            writer.string(value)
+            writer.raw("}")
+        case .bytes(let value):
+            writer.raw(#"{"bytesValue":"#)
+            writer.string(Data(value).base64EncodedString())
+            writer.raw("}")
+        case .reference(let value):
+            writer.raw(#"{"referenceValue":"#)
+            writer.string(value)
+            writer.raw("}")
+        case .geoPoint(let latitude, let longitude):
+            writer.raw(#"{"geoPointValue":{"#)
+            if latitude != 0 {
+                writer.raw(#""latitude":"#)
+                writer.double(latitude)
+            }
+            if longitude != 0 {
+                if latitude != 0 { writer.raw(",") }
+                writer.raw(#""longitude":"#)
+                writer.double(longitude)
+            }
+            writer.raw("}}")
+        case .array(let values):
+            guard !values.isEmpty else { return writer.raw(#"{"arrayValue":{}}"#) }
+            writer.raw(#"{"arrayValue":{"values":["#)
+            for (index, value) in values.enumerated() {
+                if index > 0 { writer.raw(",") }
+                value.writeJSON(to: &writer)
+            }
+            writer.raw("]}}")
+        case .map(let fields):
+            guard !fields.isEmpty else { return writer.raw(#"{"mapValue":{}}"#) }
+            writer.raw(#"{"mapValue":{"fields":"#)
+            Self.writeJSON(fields, to: &writer)
+            writer.raw("}}")
+        }
+    }
+
+    /// Writes a `fields` map's text: `{"name":value,...}` in sorted key order.
+    static func writeJSON(_ fields: [String: FirestoreValue], to writer: inout JSONWriter) {
+        writer.raw("{")
+        for (index, field) in JSONWriter.sorted(fields).enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.key(field.key)
+            field.value.writeJSON(to: &writer)
+        }
+        writer.raw("}")
+    }
+
     private static func invalid(_ field: String, _ kind: String, _ payload: JSONValue) -> FirestoreError {
         let type: String
         switch kind {

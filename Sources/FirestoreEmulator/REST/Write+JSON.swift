@@ -138,6 +138,28 @@ extension Document {
     }
 }
 
+/// A document as REST answers it, written as JSON text without a `JSONValue` tree: the same text as
+/// `document.json(in: database).serialized()`.
+struct DocumentJSON: JSONWritable {
+    let document: Document
+    let database: DatabaseName
+
+    func write(to writer: inout JSONWriter) {
+        // Keys in sorted order: createTime, fields, name, updateTime.
+        writer.raw(#"{"createTime":"#)
+        writer.string(document.createTime.description)
+        if !document.fields.isEmpty {
+            writer.raw(#","fields":"#)
+            FirestoreValue.writeJSON(document.fields, to: &writer)
+        }
+        writer.raw(#","name":"#)
+        writer.string(document.path.name(in: database))
+        writer.raw(#","updateTime":"#)
+        writer.string(document.updateTime.description)
+        writer.raw("}")
+    }
+}
+
 /// A proto3 JSON object being decoded as message `type`: unknown members are production's `Cannot find
 /// field` error, and each member is looked up by its JSON name.
 private struct ProtoJSONObject {
