@@ -75,14 +75,7 @@ extension JSONValue: JSONWritable {
                 value.write(to: &writer)
             }
             writer.raw("]")
-        case .object(let members):
-            writer.raw("{")
-            for (index, member) in JSONWriter.sorted(members).enumerated() {
-                if index > 0 { writer.raw(",") }
-                writer.key(member.key)
-                member.value.write(to: &writer)
-            }
-            writer.raw("}")
+        case .object(let members): writer.object(members) { $0.write(to: &$1) }
         }
     }
 }
@@ -107,6 +100,18 @@ public struct JSONWriter {
     public mutating func key(_ key: String) {
         string(key)
         bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Writes an object of `members`, keys in `sorted` order, each value with `write`.
+    @inlinable
+    public mutating func object<Value>(_ members: [String: Value], _ write: (Value, inout JSONWriter) -> Void) {
+        raw("{")
+        for (index, member) in Self.sorted(members).enumerated() {
+            if index > 0 { raw(",") }
+            key(member.key)
+            write(member.value, &self)
+        }
+        raw("}")
     }
 
     /// Writes `true` or `false`.

@@ -177,13 +177,7 @@ extension FirestoreValue {
 
     /// Writes a `fields` map's text: `{"name":value,...}` in sorted key order.
     static func writeJSON(_ fields: [String: FirestoreValue], to writer: inout JSONWriter) {
-        writer.raw("{")
-        for (index, field) in JSONWriter.sorted(fields).enumerated() {
-            if index > 0 { writer.raw(",") }
-            writer.key(field.key)
-            field.value.writeJSON(to: &writer)
-        }
-        writer.raw("}")
+        writer.object(fields) { $0.writeJSON(to: &$1) }
     }
 
     private static func invalid(_ field: String, _ kind: String, _ payload: JSONValue) -> FirestoreError {
