@@ -231,7 +231,7 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
 
 /// The header fields a taken request may carry, read in one pass: the few the handler needs, and a refusal
 /// of those that make a request not plain.
-private struct PlainFields {
+struct PlainFields {
     var host: String?
     var origin: String?
     var authorization: String?

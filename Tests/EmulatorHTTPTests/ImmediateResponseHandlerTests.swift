@@ -341,3 +341,51 @@ import Testing
         #expect(!channel.isActive)
     }
 }
+
+/// The one-pass read of a taken request's header fields agrees with HTTPTypes' reading of the same fields
+/// (what the handler read before): seeded random field lists of the names that matter, in any case,
+/// repeated or not.
+@Suite struct PlainFieldsTests {
+    static let names = [
+        "Host", "host", "HOST", "Origin", "origin", "Expect", "Upgrade", "Connection", "connection", "Authorization",
+        "AUTHORIZATION", "Content-Length", "content-length", "Transfer-Encoding", "X-Other", "Hosts", "Origins", "Authorizatio",
+        "Content-Lengths", "Expects",
+    ]
+    static let values = ["keep-alive", "Keep-Alive", "close", "127.0.0.1:8080", "http://localhost:3000", "Bearer owner", "5", "chunked", ""]
+
+    /// What HTTPTypes makes of `fields`: the request's fields to pass on, or the ones the responder gets.
+    func expected(_ fields: [(String, String)]) -> PlainFields? {
+        let converted = HTTPFields(HTTPHeaders(fields), splitCookie: false)
+        func count(_ name: HTTPField.Name) -> Int { converted[fields: name].count }
+        let connections = converted[fields: .connection].map(\.value)
+        guard converted[.expect] == nil, converted[.upgrade] == nil, converted[.transferEncoding] == nil,
+            connections.allSatisfy({ $0.lowercased() == "keep-alive" }), count(.origin) <= 1, count(.authorization) <= 1,
+            count(.contentLength) <= 1
+        else { return nil }
+        var plain = PlainFields()
+        plain.host = HTTPHeaders(fields)["Host"].first  // what NIOHTTPTypes takes as the authority
+        plain.origin = converted[.origin]
+        plain.authorization = converted[.authorization]
+        plain.contentLength = converted[.contentLength]
+        return plain
+    }
+
+    func read(_ fields: [(String, String)]) -> PlainFields? {
+        var plain = PlainFields()
+        for (name, value) in fields { guard plain.read(name, value) else { return nil } }
+        return plain
+    }
+
+    @Test func seededRandomFieldListsAreReadAsHTTPTypesReadsThem() {
+        var generator = SplitMix64(seed: 16)
+        for _ in 0..<2_000 {
+            let fields = (0..<Int.random(in: 0..<6, using: &generator)).map { _ in
+                (Self.names.randomElement(using: &generator)!, Self.values.randomElement(using: &generator)!)
+            }
+            let (got, want) = (read(fields), expected(fields))
+            #expect(got?.host == want?.host && got?.origin == want?.origin, "\(fields)")
+            #expect(got?.authorization == want?.authorization && got?.contentLength == want?.contentLength, "\(fields)")
+            #expect((got == nil) == (want == nil), "\(fields)")
+        }
+    }
+}
