@@ -106,3 +106,27 @@ import Testing
         #expect(direct == tree(result).serialized())
     }
 }
+
+/// Commit's answer written straight as JSON text reads as the tree of its write results.
+@Suite struct CommitJSONTests {
+    typealias F = WriteFixture
+
+    @Test(arguments: [
+        [],
+        [WriteResult(updateTime: F.commit)],
+        [WriteResult(updateTime: nil)],  // a delete
+        [WriteResult(updateTime: F.updated)],  // not the commit time (a verify's, say)
+        [
+            WriteResult(updateTime: F.commit, transformResults: [.integer(3), .null, .timestamp(seconds: 1, nanos: 2)]),
+            WriteResult(updateTime: nil, transformResults: [.double(.nan)]),
+            WriteResult(updateTime: F.commit),
+        ],
+    ] as [[WriteResult]])
+    func anAnswerIsWrittenAsItsTreeSerializes(results: [WriteResult]) {
+        let outcome = FirestoreStore.CommitOutcome(commitTime: F.commit, results: results, documents: [:], changes: [])
+        var tree: [String: JSONValue] = ["commitTime": .string(F.commit.description)]
+        if !results.isEmpty { tree["writeResults"] = .array(results.map(\.json)) }
+        let direct = String(decoding: CommitJSON(outcome: outcome).serializedBytes(), as: UTF8.self)
+        #expect(direct == JSONValue.object(tree).serialized())
+    }
+}

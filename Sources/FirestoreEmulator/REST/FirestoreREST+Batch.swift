@@ -43,15 +43,15 @@ extension FirestoreREST {
 
     /// `POST /v1/{database}/documents:commit`: every write or none, at one commit time; nil when the commit
     /// has to wait for an older transaction first (`FirestoreService.mustWait`): `commitWaiting` answers it.
-    func commit(_ database: DatabaseName, _ call: RESTCall) throws(FirestoreError) -> JSONValue? {
+    func commit(_ database: DatabaseName, _ call: RESTCall) throws(FirestoreError) -> CommitJSON? {
         let request = try commitRequest(database, call)
         guard !service.mustWait(request) else { return nil }
-        return Self.json(try service.commit(request, call.context))
+        return CommitJSON(outcome: try service.commit(request, call.context))
     }
 
     /// `POST /v1/{database}/documents:commit`, waiting for older transactions as `FirestoreService.commitWaiting`.
-    func commitWaiting(_ database: DatabaseName, _ call: RESTCall) async throws(FirestoreError) -> JSONValue {
-        Self.json(try await service.commitWaiting(try commitRequest(database, call), call.context))
+    func commitWaiting(_ database: DatabaseName, _ call: RESTCall) async throws(FirestoreError) -> CommitJSON {
+        CommitJSON(outcome: try await service.commitWaiting(try commitRequest(database, call), call.context))
     }
 
     private func commitRequest(_ database: DatabaseName, _ call: RESTCall) throws(FirestoreError) -> CommitRequest {
@@ -62,12 +62,6 @@ extension FirestoreREST {
             try RESTCall.transactionID(id, field: "transaction")
         }
         return CommitRequest(database: database, writes: writes, transaction: transaction)
-    }
-
-    private static func json(_ outcome: FirestoreStore.CommitOutcome) -> JSONValue {
-        var response: [String: JSONValue] = ["commitTime": .string(outcome.commitTime.description)]
-        if !outcome.results.isEmpty { response["writeResults"] = .array(outcome.results.map(\.json)) }
-        return .object(response)
     }
 
     /// `POST /v1/{database}/documents:rollback`.
@@ -131,5 +125,41 @@ extension FirestoreREST {
             texts.append(text)
         }
         return try FieldPath.fieldPaths(texts)
+    }
+}
+
+/// Commit's answer, `{commitTime, writeResults: [{transformResults, updateTime}]}`, written as JSON text
+/// without a `JSONValue` tree: the same text as the tree of `WriteResult.json`s. A write's update time is
+/// the commit time, so that text is formatted once.
+struct CommitJSON: JSONWritable {
+    let outcome: FirestoreStore.CommitOutcome
+
+    func write(to writer: inout JSONWriter) {
+        let commitTime = outcome.commitTime.description
+        writer.raw(#"{"commitTime":"#)
+        writer.string(commitTime)
+        if !outcome.results.isEmpty {
+            writer.raw(#","writeResults":["#)
+            for (index, result) in outcome.results.enumerated() {
+                if index > 0 { writer.raw(",") }
+                // Keys in sorted order: transformResults, updateTime; each left out when unset or empty.
+                writer.raw("{")
+                if !result.transformResults.isEmpty {
+                    writer.raw(#""transformResults":["#)
+                    for (index, value) in result.transformResults.enumerated() {
+                        if index > 0 { writer.raw(",") }
+                        value.writeJSON(to: &writer)
+                    }
+                    writer.raw("]")
+                }
+                if let updateTime = result.updateTime {
+                    writer.raw(result.transformResults.isEmpty ? #""updateTime":"# : #","updateTime":"#)
+                    writer.string(updateTime == outcome.commitTime ? commitTime : updateTime.description)
+                }
+                writer.raw("}")
+            }
+            writer.raw("]")
+        }
+        writer.raw("}")
     }
 }

@@ -57,7 +57,7 @@ struct FirestoreREST: Sendable {
         case .ruleCoverage(let project, let html): return ruleCoverage(project, html: html)
         case .export(let project): return .json(try await export(project, call))
         case .missingIndexes(let project): return .json(service.indexes.missing(project: project))
-        case .database(let database, .commit): return .json(try await commitWaiting(database, call))
+        case .database(let database, .commit): return .json(writing: try await commitWaiting(database, call))
         default: return .json(writing: try run(route, call))
         }
     }
@@ -145,7 +145,7 @@ extension FirestoreREST: ImmediateResponder {
                 query: FormFields(parsing: request.query), body: json)
             if case .database(let database, .commit) = route {
                 // A commit that has to wait for an older transaction goes on to `respond(to:)`, which can.
-                return try commit(database, call).map { .json($0) }
+                return try commit(database, call).map { .json(writing: $0) }
             }
             return .json(writing: try run(route, call))
         } catch {

@@ -77,6 +77,7 @@ extension FirestoreValue {
             throw FirestoreError(.invalidArgument, "Invalid value at '\(field())': expected a map of field names to values.")
         }
         var result: [String: FirestoreValue] = [:]
+        result.reserveCapacity(object.count)
         for (name, value) in object {
             // Production names a map entry by its position: `fields[0].value`.
             result[name] = try FirestoreValue(

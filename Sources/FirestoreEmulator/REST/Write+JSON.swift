@@ -182,13 +182,16 @@ private struct ProtoJSONObject {
 
     /// Which one of the `oneof` members `among` is set; none or several is INVALID_ARGUMENT.
     func oneof(_ oneof: String, among names: [String]) throws(FirestoreError) -> String {
-        let set = names.filter { members[$0] != nil }
-        if set.count > 1 {
-            throw FirestoreError(
-                .invalidArgument,
-                "Invalid JSON payload received. Oneof field '\(oneof)' is already set. Cannot set '\(set[1])' at '\(field)'.")
+        var set: String?
+        for name in names where members[name] != nil {
+            if set != nil {
+                throw FirestoreError(
+                    .invalidArgument,
+                    "Invalid JSON payload received. Oneof field '\(oneof)' is already set. Cannot set '\(name)' at '\(field)'.")
+            }
+            set = name
         }
-        guard let name = set.first else {
+        guard let name = set else {
             throw FirestoreError(
                 .invalidArgument, "Invalid value at '\(field)': one of \(names.joined(separator: ", ")) must be set.")
         }

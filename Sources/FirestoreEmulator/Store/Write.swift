@@ -1,4 +1,5 @@
 import EmulatorCore
+import Foundation
 
 /// One write of a commit, batch write or write stream: set, patch, delete or verify a document, with an
 /// optional precondition and field transforms. Transport-agnostic; REST and gRPC decode into it.
@@ -95,8 +96,9 @@ extension Write {
             func skip(_ part: String) -> Bool {
                 var part = part
                 return part.withUTF8 { expected in
-                    guard bytes.count - offset >= expected.count else { return false }
-                    for index in 0..<expected.count where bytes[offset + index] != expected[index] { return false }
+                    guard bytes.count - offset >= expected.count,
+                        expected.isEmpty || memcmp(bytes.baseAddress! + offset, expected.baseAddress!, expected.count) == 0
+                    else { return false }
                     offset += expected.count
                     return true
                 }
