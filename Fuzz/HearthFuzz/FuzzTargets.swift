@@ -30,6 +30,9 @@ enum FuzzTarget: String, CaseIterable {
     /// gRPC `CommitRequest` and `WriteRequest` bytes read straight into writes (`WriteWireDecoding`): what it
     /// takes must read the same through SwiftProtobuf and the conversion, or the run stops.
     case grpcWrites = "grpc-writes"
+    /// REST commit bodies read straight into writes (`RESTWriteReading`): what it takes must read the same
+    /// through `JSONValue.parse` and the conversion, or the run stops.
+    case restWrites = "rest-writes"
 
     /// Runs the target once on `bytes`.
     func run(_ bytes: UnsafeRawBufferPointer) {
@@ -56,6 +59,11 @@ enum FuzzTarget: String, CaseIterable {
             let buffer = ByteBuffer(bytes: bytes)
             precondition(WriteWireDecoding.agreesWithSwiftProtobuf(commit: buffer), "a commit read differently")
             precondition(WriteWireDecoding.agreesWithSwiftProtobuf(writeRequest: buffer), "a write request read differently")
+        case .restWrites:
+            let database = DatabaseName(project: "p", database: DatabaseName.defaultDatabase)
+            precondition(
+                RESTWriteReading.agreesWithTreePath(commit: ByteBuffer(bytes: bytes), database: database),
+                "a REST commit read differently")
         }
     }
 

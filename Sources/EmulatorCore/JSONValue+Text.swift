@@ -191,8 +191,9 @@ public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(reason) at offset \(offset)" }
 }
 
-/// A cursor over JSON bytes.
-private struct JSONReader {
+/// A cursor over JSON bytes: `JSONValue.parse`'s, and one a reader of a known shape can drive itself,
+/// token by token, reading scalars and strings exactly as `parse` reads them.
+public struct JSONReader {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 
@@ -203,17 +204,37 @@ private struct JSONReader {
         self.bytes = bytes
     }
 
-    var isAtEnd: Bool { index >= bytes.count }
+    /// Runs `body` with a reader at the start of `bytes`.
+    public static func reading<Result>(_ bytes: UnsafeRawBufferPointer, _ body: (inout JSONReader) -> Result) -> Result {
+        var reader = JSONReader(bytes: bytes.bindMemory(to: UInt8.self))
+        return body(&reader)
+    }
+
+    /// Whether every byte has been read.
+    public var isAtEnd: Bool { index >= bytes.count }
+
+    /// The next byte, if any.
+    public var next: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    /// Skips white space, then reads `byte` if it comes next.
+    public mutating func take(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
 
     func error(_ reason: String) -> JSONSyntaxError { JSONSyntaxError(reason: reason, offset: index) }
 
-    mutating func skipWhitespace() {
+    /// Skips spaces, tabs and line ends.
+    public mutating func skipWhitespace() {
         while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
             index += 1
         }
     }
 
-    mutating func readValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+    /// Reads the value that starts here (containers `depth` deep).
+    public mutating func readValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         guard index < bytes.count else { throw error("unexpected end of input") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try readObject(depth: depth + 1)
@@ -292,7 +313,8 @@ private struct JSONReader {
         }
     }
 
-    private mutating func readString() throws(JSONSyntaxError) -> String {
+    /// Reads the string whose opening quote is next, escapes resolved.
+    public mutating func readString() throws(JSONSyntaxError) -> String {
         index += 1
         let start = index
         // Fast path: no escapes.

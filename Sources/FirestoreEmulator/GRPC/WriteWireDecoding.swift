@@ -85,8 +85,9 @@ enum WriteWireDecoding {
 }
 
 extension Write {
-    /// The write spelled out exactly (map keys sorted, doubles by their bits), for `agreesWithSwiftProtobuf`.
-    fileprivate var canonical: String {
+    /// The write spelled out exactly (map keys sorted, doubles by their bits), for the checks that two readers
+    /// of writes agree (`agreesWithSwiftProtobuf`, `RESTWriteReading.agreesWithTreePath`).
+    var canonical: String {
         let kind: String
         switch operation {
         case .update(let fields): kind = "update " + FirestoreValue.map(fields).canonical
@@ -101,7 +102,7 @@ extension Write {
 }
 
 extension FieldTransform.Kind {
-    fileprivate var canonical: String {
+    var canonical: String {
         switch self {
         case .serverTimestamp: "serverTimestamp"
         case .increment(let value): "increment " + value.canonical
@@ -114,7 +115,7 @@ extension FieldTransform.Kind {
 }
 
 extension FirestoreValue {
-    fileprivate var canonical: String {
+    var canonical: String {
         switch self {
         case .null: "null"
         case .boolean(let flag): "bool \(flag)"

@@ -1,0 +1,234 @@
+import EmulatorCore
+import Foundation
+import NIOCore
+
+/// A REST commit's body read straight from its bytes into `Write`s, for the shape clients send: writes that
+/// update a document by name with its fields, optionally with an update mask and an `exists` precondition.
+/// Parsing the body into a `JSONValue` tree and converting that cost about as much as the commit itself
+/// (a dictionary per JSON object, hashed member by member).
+///
+/// It gives up, returning nil, on anything else, and the general way (`JSONValue.parse`, then
+/// `Write(json:database:field:)`) then runs for the same writes or error: other members (`transaction`,
+/// `database`, transforms, other operations), a member twice, `null` members, values in any form but their
+/// canonical one (an `integerValue` as a number, `doubleValue` as a string, `bytesValue`, `geoPointValue`),
+/// nesting deeper than 20, malformed JSON, and any conversion error. So it never has to reproduce an error.
+/// `agreesWithTreePath` checks that both ways give the same writes.
+enum RESTWriteReading {
+    /// The writes of a commit body, or nil to take the general way.
+    static func commitWrites(_ body: ByteBuffer, database: DatabaseName) -> [Write]? {
+        body.withUnsafeReadableBytes { raw in
+            JSONReader.reading(raw) { reader in
+                var scanner = WriteScanner(reader: reader, database: database)
+                let writes = scanner.commitWrites()
+                scanner.reader.skipWhitespace()
+                guard let writes, scanner.reader.isAtEnd else { return nil }
+                return writes
+            }
+        }
+    }
+
+    /// Whether a commit body read here gives what the general way gives (or this reader gives up on it):
+    /// the check the tests and the `rest-writes` fuzz target run.
+    static func agreesWithTreePath(commit body: ByteBuffer, database: DatabaseName) -> Bool {
+        guard let read = commitWrites(body, database: database) else { return true }
+        guard let json = try? JSONValue.parse(Data(body.readableBytesView)), let items = json["writes"]?.arrayValue,
+            json.objectValue?.count == 1
+        else { return false }
+        var general: [Write] = []
+        for (index, item) in items.enumerated() {
+            guard let write = try? Write(json: item, database: database, field: "writes[\(index)]") else { return false }
+            general.append(write)
+        }
+        return read.map(\.canonical) == general.map(\.canonical)
+    }
+}
+
+/// The cursor `RESTWriteReading` reads with: each method reads one part of the shape it knows, or returns
+/// nil (false) where the bytes leave it.
+private struct WriteScanner {
+    var reader: JSONReader
+    let database: DatabaseName
+
+    /// Nesting deeper than this is left to the general way.
+    static let maximumDepth = 20
+
+    /// `{"writes": [...]}`.
+    mutating func commitWrites() -> [Write]? {
+        var writes: [Write]?
+        guard members({ scanner, name in
+            guard name == "writes", writes == nil else { return false }
+            writes = scanner.array { scanner in scanner.write() }
+            return writes != nil
+        }), let writes, (try? FirestoreService.checkWriteCount(writes.count)) != nil
+        else { return nil }
+        return writes
+    }
+
+    /// `{"update": {"name", "fields"}, "updateMask": {"fieldPaths"}, "currentDocument": {"exists"}}`.
+    mutating func write() -> Write? {
+        var document: (path: DocumentPath, fields: [String: FirestoreValue])?
+        var mask: [FieldPath]?
+        var precondition: Precondition?
+        guard members({ scanner, name in
+            switch name {
+            case "update" where document == nil:
+                document = scanner.document()
+                return document != nil
+            case "updateMask" where mask == nil:
+                mask = scanner.mask()
+                return mask != nil
+            case "currentDocument" where precondition == nil:
+                precondition = scanner.exists()
+                return precondition != nil
+            default: return false
+            }
+        }), let document
+        else { return nil }
+        return Write(path: document.path, operation: .update(fields: document.fields), updateMask: mask, precondition: precondition)
+    }
+
+    /// A `Document`'s `name` and `fields`.
+    mutating func document() -> (path: DocumentPath, fields: [String: FirestoreValue])? {
+        var name: String?
+        var fields: [String: FirestoreValue]?
+        guard members({ scanner, member in
+            switch member {
+            case "name" where name == nil:
+                name = scanner.string()
+                return name != nil
+            case "fields" where fields == nil:
+                fields = scanner.fields(depth: 0)
+                return fields != nil
+            default: return false
+            }
+        }), let name, let path = try? Write.documentPath(name, in: database)
+        else { return nil }
+        return (path, fields ?? [:])
+    }
+
+    /// A `DocumentMask`: `{"fieldPaths": [...]}`.
+    mutating func mask() -> [FieldPath]? {
+        var paths: [String]?
+        guard members({ scanner, name in
+            guard name == "fieldPaths", paths == nil else { return false }
+            paths = scanner.array { scanner in scanner.string() }
+            return paths != nil
+        }), let paths
+        else { return nil }
+        return try? FieldPath.fieldPaths(paths)
+    }
+
+    /// A `Precondition` of `{"exists": true|false}`.
+    mutating func exists() -> Precondition? {
+        var exists: Bool?
+        guard members({ scanner, name in
+            guard name == "exists", exists == nil, case .bool(let flag)? = scanner.scalar() else { return false }
+            exists = flag
+            return true
+        }), let exists
+        else { return nil }
+        return .exists(exists)
+    }
+
+    /// A `fields` map: each name once.
+    mutating func fields(depth: Int) -> [String: FirestoreValue]? {
+        var fields: [String: FirestoreValue] = [:]
+        guard members({ scanner, name in
+            guard fields[name] == nil, let value = scanner.value(depth: depth) else { return false }
+            fields[name] = value
+            return true
+        })
+        else { return nil }
+        return fields
+    }
+
+    /// A `Value`: an object with exactly one member, in the member's canonical form.
+    mutating func value(depth: Int) -> FirestoreValue? {
+        guard depth <= Self.maximumDepth else { return nil }
+        var value: FirestoreValue?
+        guard members({ scanner, kind in
+            guard value == nil else { return false }
+            value = scanner.payload(kind, depth: depth)
+            return value != nil
+        })
+        else { return nil }
+        return value
+    }
+
+    /// The payload of a `Value`'s member `kind`.
+    private mutating func payload(_ kind: String, depth: Int) -> FirestoreValue? {
+        switch kind {
+        case "arrayValue":
+            var values: [FirestoreValue]?
+            guard members({ scanner, name in
+                guard name == "values", values == nil else { return false }
+                values = scanner.array { scanner in scanner.value(depth: depth + 1) }
+                return values != nil
+            })
+            else { return nil }
+            return .array(values ?? [])
+        case "mapValue":
+            var fields: [String: FirestoreValue]?
+            guard members({ scanner, name in
+                guard name == "fields", fields == nil else { return false }
+                fields = scanner.fields(depth: depth + 1)
+                return fields != nil
+            })
+            else { return nil }
+            return .map(fields ?? [:])
+        default:
+            switch (kind, scalar()) {
+            case ("nullValue", .null?): return .null
+            case ("booleanValue", .bool(let flag)?): return .boolean(flag)
+            case ("integerValue", .string(let text)?): return Int64(text).map { .integer($0) }
+            case ("doubleValue", .int(let number)?): return .double(Double(number))
+            case ("doubleValue", .double(let number)?): return .double(number)
+            case ("stringValue", .string(let text)?): return .string(text)
+            case ("referenceValue", .string(let text)?): return .reference(text)
+            case ("timestampValue", .string(let text)?):
+                // Stored at microseconds, extra digits rounded down, as the general way stores them.
+                return FirestoreValue.parseTimestamp(text).map { .timestamp(seconds: $0.0, nanos: $0.1 - $0.1 % 1000) }
+            default: return nil
+            }
+        }
+    }
+
+    /// A string.
+    mutating func string() -> String? {
+        guard case .string(let text)? = scalar() else { return nil }
+        return text
+    }
+
+    /// A string, number, `true`, `false` or `null`, read as `JSONValue.parse` reads it; nil for a container.
+    mutating func scalar() -> JSONValue? {
+        reader.skipWhitespace()
+        guard let next = reader.next, next != UInt8(ascii: "{"), next != UInt8(ascii: "[") else { return nil }
+        return try? reader.readValue(depth: 0)
+    }
+
+    /// An object, `member` reading each member's value after its name; false when the bytes are not an object
+    /// or `member` gives up.
+    mutating func members(_ member: (inout WriteScanner, String) -> Bool) -> Bool {
+        guard reader.take(UInt8(ascii: "{")) else { return false }
+        if reader.take(UInt8(ascii: "}")) { return true }
+        repeat {
+            reader.skipWhitespace()
+            guard reader.next == UInt8(ascii: "\""), let name = try? reader.readString(), reader.take(UInt8(ascii: ":")),
+                member(&self, name)
+            else { return false }
+        } while reader.take(UInt8(ascii: ","))
+        return reader.take(UInt8(ascii: "}"))
+    }
+
+    /// An array of what `element` reads.
+    mutating func array<Element>(_ element: (inout WriteScanner) -> Element?) -> [Element]? {
+        guard reader.take(UInt8(ascii: "[")) else { return nil }
+        var elements: [Element] = []
+        if reader.take(UInt8(ascii: "]")) { return elements }
+        repeat {
+            guard let next = element(&self) else { return nil }
+            elements.append(next)
+        } while reader.take(UInt8(ascii: ","))
+        return reader.take(UInt8(ascii: "]")) ? elements : nil
+    }
+}
