@@ -30,8 +30,8 @@ enum FuzzTarget: String, CaseIterable {
     /// gRPC `CommitRequest` and `WriteRequest` bytes read straight into writes (`WriteWireDecoding`): what it
     /// takes must read the same through SwiftProtobuf and the conversion, or the run stops.
     case grpcWrites = "grpc-writes"
-    /// REST commit bodies read straight into writes (`RESTWriteReading`): what it takes must read the same
-    /// through `JSONValue.parse` and the conversion, or the run stops.
+    /// REST commit and document bodies read straight into writes and fields (`RESTWriteReading`): what it
+    /// takes must read the same through `JSONValue.parse` and the conversion, or the run stops.
     case restWrites = "rest-writes"
 
     /// Runs the target once on `bytes`.
@@ -64,6 +64,7 @@ enum FuzzTarget: String, CaseIterable {
             precondition(
                 RESTWriteReading.agreesWithTreePath(commit: ByteBuffer(bytes: bytes), database: database),
                 "a REST commit read differently")
+            precondition(RESTWriteReading.agreesWithTreePath(document: ByteBuffer(bytes: bytes)), "a REST document read differently")
         }
     }
 

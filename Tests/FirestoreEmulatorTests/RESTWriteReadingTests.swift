@@ -128,3 +128,53 @@ import Testing
         #expect(taken > 100, "some damaged bodies are still plain ones")
     }
 }
+
+/// UpdateDocument bodies read straight from their bytes: `{"fields": ...}` and nothing else.
+@Suite struct RESTDocumentReadingTests {
+    func read(_ text: String) -> [String: FirestoreValue]? { RESTWriteReading.documentFields(ByteBuffer(string: text)) }
+    func agrees(_ text: String) -> Bool { RESTWriteReading.agreesWithTreePath(document: ByteBuffer(string: text)) }
+
+    @Test(arguments: [
+        #"{"fields":{"n":{"integerValue":"1"},"text":{"stringValue":"a small document"}}}"#,
+        #" {"fields" : {} } "#,
+        #"{"fields":{"m":{"mapValue":{"fields":{"a":{"arrayValue":{"values":[{"doubleValue":1.5}]}}}}}}}"#,
+    ])
+    func aFieldsOnlyBodyIsReadAsTheGeneralWayReadsIt(body: String) {
+        #expect(read(body) != nil)
+        #expect(agrees(body))
+    }
+
+    @Test(arguments: [
+        #"{"name":"projects/p/databases/(default)/documents/rooms/a","fields":{}}"#,  // the name is checked
+        #"{"fields":{},"fields":{}}"#,
+        #"{"fields":null}"#,
+        #"{}"#,
+        #"{"fields":{"n":{"integerValue":1}}}"#,
+        #"{"fields":{"n":{"integerValue":"1"}}} ]"#,
+    ])
+    func anyOtherBodyIsLeftToTheGeneralWay(body: String) {
+        #expect(read(body) == nil)
+        #expect(agrees(body))
+    }
+
+    @Test func damagedBodiesAreReadAlikeOrLeftAlone() {
+        var generator = SplitMix64(seed: 29)
+        let seed = Array(#"{"fields":{"n":{"integerValue":"12"},"m":{"mapValue":{"fields":{"s":{"stringValue":"x\u00e9"}}}},"a":{"arrayValue":{"values":[{"booleanValue":true},{"doubleValue":-1.5e2}]}}}}"#.utf8)
+        let alphabet = Array(#"{}[]:,"\ 0123456789.-eE+abnultrsfxyzVv"#.utf8)
+        var taken = 0
+        for _ in 0..<2_000 {
+            var bytes = seed
+            for _ in 0..<Int.random(in: 1...2, using: &generator) where !bytes.isEmpty {
+                let at = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes[at] = alphabet.randomElement(using: &generator)!
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(alphabet.randomElement(using: &generator)!, at: at)
+                }
+            }
+            if RESTWriteReading.documentFields(ByteBuffer(bytes: bytes)) != nil { taken += 1 }
+            #expect(RESTWriteReading.agreesWithTreePath(document: ByteBuffer(bytes: bytes)), "\(String(decoding: bytes, as: UTF8.self))")
+        }
+        #expect(taken > 50, "some damaged bodies are still plain ones")
+    }
+}

@@ -43,8 +43,11 @@ extension FirestoreREST {
         return DocumentJSON(document: try service.createDocument(request, call.context), database: database)
     }
 
-    /// `PATCH /v1/{name}`.
-    func updateDocument(_ database: DatabaseName, _ path: DocumentPath, _ call: RESTCall) throws(FirestoreError) -> DocumentJSON {
+    /// `PATCH /v1/{name}`; `fields`: the body's fields when they were read from its bytes (`call.body` is
+    /// then empty).
+    func updateDocument(
+        _ database: DatabaseName, _ path: DocumentPath, _ call: RESTCall, fields: [String: FirestoreValue]? = nil
+    ) throws(FirestoreError) -> DocumentJSON {
         try call.checkQuery(allowing: [
             "updateMask.fieldPaths", "mask.fieldPaths", "currentDocument.exists", "currentDocument.updateTime",
         ])
@@ -54,9 +57,14 @@ extension FirestoreREST {
         }
         let mask = try call.mask()
         let updateMask = try call.fieldPaths("updateMask.fieldPaths")
-        let fields = try FirestoreValue.fields(call.body["fields"] ?? [:], field: "document.fields")
+        let documentFields: [String: FirestoreValue]
+        if let fields {
+            documentFields = fields
+        } else {
+            documentFields = try FirestoreValue.fields(call.body["fields"] ?? [:], field: "document.fields")
+        }
         let request = UpdateDocumentRequest(
-            database: database, path: path, fields: fields,
+            database: database, path: path, fields: documentFields,
             updateMask: call.query["updateMask.fieldPaths"] == nil ? nil : updateMask, precondition: try call.precondition(),
             mask: mask)
         return DocumentJSON(document: try service.updateDocument(request, call.context), database: database)

@@ -148,6 +148,13 @@ extension FirestoreREST: ImmediateResponder {
                 let context = service.context(authorization: request.authorization)
                 return .json(writing: CommitJSON(outcome: try service.commit(commit, context)))
             }
+            if case .updateDocument(let database, let path) = route, let fields = RESTWriteReading.documentFields(body) {
+                // The common update, its fields read from the body's bytes.
+                let call = RESTCall(
+                    context: service.context(authorization: request.authorization), query: FormFields(parsing: request.query),
+                    body: [:])
+                return .json(writing: try updateDocument(database, path, call, fields: fields))
+            }
             let json = request.method == .get ? [:] : try Self.body(from: Data(buffer: body))
             let call = RESTCall(
                 context: service.context(authorization: request.authorization),

@@ -27,6 +27,35 @@ enum RESTWriteReading {
         }
     }
 
+    /// The fields of a `Document` body that has nothing else (UpdateDocument's, as clients send it), or nil
+    /// to take the general way.
+    static func documentFields(_ body: ByteBuffer) -> [String: FirestoreValue]? {
+        body.withUnsafeReadableBytes { raw in
+            JSONReader.reading(raw) { reader in
+                var scanner = WriteScanner(reader: reader, database: DatabaseName(project: "", database: ""))
+                var fields: [String: FirestoreValue]?
+                let read = scanner.members { scanner, name in
+                    guard name == "fields", fields == nil else { return false }
+                    fields = scanner.fields(depth: 0)
+                    return fields != nil
+                }
+                scanner.reader.skipWhitespace()
+                guard read, let fields, scanner.reader.isAtEnd else { return nil }
+                return fields
+            }
+        }
+    }
+
+    /// Whether a document body read here gives the fields the general way gives (or this reader gives up on
+    /// it).
+    static func agreesWithTreePath(document body: ByteBuffer) -> Bool {
+        guard let read = documentFields(body) else { return true }
+        guard let json = try? JSONValue.parse(Data(body.readableBytesView)), json.objectValue?.count == 1,
+            let general = try? FirestoreValue.fields(json["fields"] ?? .null)
+        else { return false }
+        return FirestoreValue.map(read).canonical == FirestoreValue.map(general).canonical
+    }
+
     /// Whether a commit body read here gives what the general way gives (or this reader gives up on it):
     /// the check the tests and the `rest-writes` fuzz target run.
     static func agreesWithTreePath(commit body: ByteBuffer, database: DatabaseName) -> Bool {
