@@ -12,7 +12,7 @@ import Testing
     static let root = "projects/p/databases/(default)/documents"
 
     func read(_ text: String) -> [Write]? {
-        RESTWriteReading.commitWrites(ByteBuffer(string: text), database: Self.database)
+        RESTWriteReading.commit(ByteBuffer(string: text), database: Self.database)?.writes
     }
 
     func agrees(_ text: String) -> Bool {
@@ -33,6 +33,10 @@ import Testing
         commit(),
         " { \"writes\" : [ { \"currentDocument\" : { \"exists\" : false } , \"update\" : { \"fields\" : { } , \"name\" : \"\(root)/rooms/b\" } } ] } \n",
         commit(#"{"update":{"name":"\#(root)/rooms/c/m/d"}}"#),  // no fields: an empty document
+        // The web SDK's transaction commit: a mask, server timestamps and the other transforms, an exists
+        // precondition, the transaction.
+        #"{"writes":["# + update("a", #"{"n":{"integerValue":"1"}}"#, extra: #","updateMask":{"fieldPaths":["n","t"]},"updateTransforms":[{"fieldPath":"t","setToServerValue":"REQUEST_TIME"},{"fieldPath":"c","increment":{"integerValue":"2"}},{"fieldPath":"hi","maximum":{"doubleValue":2.5}},{"fieldPath":"lo","minimum":{"integerValue":"-1"}},{"fieldPath":"l","appendMissingElements":{"values":[{"stringValue":"x"}]}},{"fieldPath":"r","removeAllFromArray":{}}],"currentDocument":{"exists":true}"#) + #"],"transaction":"dHg="}"#,
+        commit(update("a", #"{}"#, extra: #","updateTransforms":[]"#)),
     ]
 
     @Test(arguments: taken)
@@ -54,6 +58,12 @@ import Testing
         #expect(fields["s"] == .string("q\"\\\u{e9}\n😀"))
     }
 
+    @Test func aTransactionCommitIsReadWithItsTransformsAndTransaction() throws {
+        let read = try #require(RESTWriteReading.commit(ByteBuffer(string: Self.taken[5]), database: Self.database))
+        #expect(read.transaction == Array("tx".utf8))
+        #expect(read.writes.first?.transforms.map(\.field.description) == ["t", "c", "hi", "lo", "l", "r"])
+    }
+
     @Test(arguments: [
         commit(update("a", #"{"n":{"integerValue":1}}"#)),  // an integer as a number
         commit(update("a", #"{"n":{"doubleValue":"NaN"}}"#)),
@@ -65,7 +75,13 @@ import Testing
         commit(update("a", #"{"n":{"nullValue":"NULL_VALUE"}}"#)),
         commit(update("a", #"{"n":{"timestampValue":"yesterday"}}"#)),
         commit(update("a", #"{"n":{"stringValue":null}}"#)),
-        commit(update("a", #"{}"#, extra: #","updateTransforms":[{"fieldPath":"t","setToServerValue":"REQUEST_TIME"}]"#)),
+        commit(update("a", #"{}"#, extra: #","updateTransforms":[{"fieldPath":"t","setToServerValue":1}]"#)),
+        commit(update("a", #"{}"#, extra: #","updateTransforms":[{"fieldPath":"t"}]"#)),
+        commit(update("a", #"{}"#, extra: #","updateTransforms":[{"setToServerValue":"REQUEST_TIME"}]"#)),
+        commit(update("a", #"{}"#, extra: #","updateTransforms":[{"fieldPath":"a..b","setToServerValue":"REQUEST_TIME"}]"#)),
+        commit(update("a", #"{}"#, extra: #","updateTransforms":[{"fieldPath":"t","increment":{"integerValue":"1"},"maximum":{"integerValue":"1"}}]"#)),
+        commit(update("a", #"{}"#, extra: #","updateTransforms":[{"fieldPath":"l","appendMissingElements":{"values":null}}]"#)),
+        commit(update("a", #"{}"#, extra: #","transform":{"document":"\#(root)/rooms/a"}"#)),
         commit(update("a", #"{}"#, extra: #","currentDocument":{"updateTime":"2024-05-01T10:00:00Z"}"#)),
         commit(update("a", #"{}"#, extra: #","currentDocument":null"#)),
         commit(update("a", #"{}"#, extra: #","updateMask":{"fieldPaths":["a..b"]}"#)),
@@ -73,7 +89,9 @@ import Testing
         commit(#"{"update":{"name":"projects/other/databases/(default)/documents/rooms/a"}}"#),
         commit(#"{"update":{"name":"\#(root)/rooms"}}"#),  // a collection
         commit(#"{"update":{"fields":{}}}"#),  // no name
-        #"{"writes":[],"transaction":"dHg="}"#,
+        #"{"writes":[],"transaction":"not base 64!"}"#,
+        #"{"writes":[],"transaction":null}"#,
+        #"{"writes":[],"transaction":""}"#,
         #"{"database":"projects/p/databases/(default)","writes":[]}"#,
         #"{}"#,
         #"{"writes":[]} x"#,
@@ -122,7 +140,7 @@ import Testing
                 }
             }
             let buffer = ByteBuffer(bytes: bytes)
-            if RESTWriteReading.commitWrites(buffer, database: Self.database) != nil { taken += 1 }
+            if RESTWriteReading.commit(buffer, database: Self.database) != nil { taken += 1 }
             #expect(RESTWriteReading.agreesWithTreePath(commit: buffer, database: Self.database), "\(String(decoding: bytes, as: UTF8.self))")
         }
         #expect(taken > 100, "some damaged bodies are still plain ones")

@@ -139,11 +139,9 @@ extension FirestoreREST: ImmediateResponder {
             guard let route = try RESTRoute(method: request.method, path: request.path) else {
                 throw FirestoreError(.notFound, "Not found: \(request.method) \(request.path)")
             }
-            if case .database(let database, .commit) = route,
-                let writes = RESTWriteReading.commitWrites(body, database: database)
-            {
+            if case .database(let database, .commit) = route, let read = RESTWriteReading.commit(body, database: database) {
                 // The common commit, read from its bytes; one that has to wait goes on to `respond(to:)`.
-                let commit = CommitRequest(database: database, writes: writes, transaction: nil)
+                let commit = CommitRequest(database: database, writes: read.writes, transaction: read.transaction)
                 guard !service.mustWait(commit) else { return nil }
                 let context = service.context(authorization: request.authorization)
                 return .json(writing: CommitJSON(outcome: try service.commit(commit, context)))

@@ -3,26 +3,27 @@ import Foundation
 import NIOCore
 
 /// A REST commit's body read straight from its bytes into `Write`s, for the shape clients send: writes that
-/// update a document by name with its fields, optionally with an update mask and an `exists` precondition.
+/// update a document by name with its fields, optionally with an update mask, field transforms and an
+/// `exists` precondition, and the transaction they commit.
 /// Parsing the body into a `JSONValue` tree and converting that cost about as much as the commit itself
 /// (a dictionary per JSON object, hashed member by member).
 ///
 /// It gives up, returning nil, on anything else, and the general way (`JSONValue.parse`, then
-/// `Write(json:database:field:)`) then runs for the same writes or error: other members (`transaction`,
-/// `database`, transforms, other operations), a member twice, `null` members, values in any form but their
+/// `Write(json:database:field:)`) then runs for the same writes or error: other members (`database`, other
+/// operations, the legacy `transform`), a member twice, `null` members, values in any form but their
 /// canonical one (an `integerValue` as a number, `doubleValue` as a string, `bytesValue`, `geoPointValue`),
 /// nesting deeper than 20, malformed JSON, and any conversion error. So it never has to reproduce an error.
 /// `agreesWithTreePath` checks that both ways give the same writes.
 enum RESTWriteReading {
-    /// The writes of a commit body, or nil to take the general way.
-    static func commitWrites(_ body: ByteBuffer, database: DatabaseName) -> [Write]? {
+    /// The writes and transaction of a commit body, or nil to take the general way.
+    static func commit(_ body: ByteBuffer, database: DatabaseName) -> (writes: [Write], transaction: [UInt8]?)? {
         body.withUnsafeReadableBytes { raw in
             JSONReader.reading(raw) { reader in
                 var scanner = WriteScanner(reader: reader, database: database)
-                let writes = scanner.commitWrites()
+                let commit = scanner.commit()
                 scanner.reader.skipWhitespace()
-                guard let writes, scanner.reader.isAtEnd else { return nil }
-                return writes
+                guard let commit, scanner.reader.isAtEnd else { return nil }
+                return commit
             }
         }
     }
@@ -59,16 +60,17 @@ enum RESTWriteReading {
     /// Whether a commit body read here gives what the general way gives (or this reader gives up on it):
     /// the check the tests and the `rest-writes` fuzz target run.
     static func agreesWithTreePath(commit body: ByteBuffer, database: DatabaseName) -> Bool {
-        guard let read = commitWrites(body, database: database) else { return true }
+        guard let read = commit(body, database: database) else { return true }
         guard let json = try? JSONValue.parse(Data(body.readableBytesView)), let items = json["writes"]?.arrayValue,
-            json.objectValue?.count == 1
+            json.objectValue?.keys.allSatisfy({ $0 == "writes" || $0 == "transaction" }) == true
         else { return false }
         var general: [Write] = []
         for (index, item) in items.enumerated() {
             guard let write = try? Write(json: item, database: database, field: "writes[\(index)]") else { return false }
             general.append(write)
         }
-        return read.map(\.canonical) == general.map(\.canonical)
+        let transaction = json["transaction"].map { try? RESTCall.transactionID($0, field: "transaction") }
+        return read.writes.map(\.canonical) == general.map(\.canonical) && transaction == read.transaction.map { $0 }
     }
 }
 
@@ -81,22 +83,31 @@ private struct WriteScanner {
     /// Nesting deeper than this is left to the general way.
     static let maximumDepth = 20
 
-    /// `{"writes": [...]}`.
-    mutating func commitWrites() -> [Write]? {
+    /// `{"writes": [...], "transaction": "..."}`.
+    mutating func commit() -> (writes: [Write], transaction: [UInt8]?)? {
         var writes: [Write]?
+        var transaction: [UInt8]?
         guard members({ scanner, name in
-            guard name == "writes", writes == nil else { return false }
-            writes = scanner.array { scanner in scanner.write() }
-            return writes != nil
+            switch name {
+            case "writes" where writes == nil:
+                writes = scanner.array { scanner in scanner.write() }
+                return writes != nil
+            case "transaction" where transaction == nil:
+                transaction = scanner.scalar().flatMap { try? RESTCall.transactionID($0, field: "transaction") }
+                return transaction != nil
+            default: return false
+            }
         }), let writes, (try? FirestoreService.checkWriteCount(writes.count)) != nil
         else { return nil }
-        return writes
+        return (writes, transaction)
     }
 
-    /// `{"update": {"name", "fields"}, "updateMask": {"fieldPaths"}, "currentDocument": {"exists"}}`.
+    /// `{"update": {"name", "fields"}, "updateMask": {"fieldPaths"}, "updateTransforms": [...],
+    /// "currentDocument": {"exists"}}`.
     mutating func write() -> Write? {
         var document: (path: DocumentPath, fields: [String: FirestoreValue])?
         var mask: [FieldPath]?
+        var transforms: [FieldTransform]?
         var precondition: Precondition?
         guard members({ scanner, name in
             switch name {
@@ -106,6 +117,9 @@ private struct WriteScanner {
             case "updateMask" where mask == nil:
                 mask = scanner.mask()
                 return mask != nil
+            case "updateTransforms" where transforms == nil:
+                transforms = scanner.array { scanner in scanner.transform() }
+                return transforms != nil
             case "currentDocument" where precondition == nil:
                 precondition = scanner.exists()
                 return precondition != nil
@@ -113,7 +127,52 @@ private struct WriteScanner {
             }
         }), let document
         else { return nil }
-        return Write(path: document.path, operation: .update(fields: document.fields), updateMask: mask, precondition: precondition)
+        return Write(
+            path: document.path, operation: .update(fields: document.fields), updateMask: mask, transforms: transforms ?? [],
+            precondition: precondition)
+    }
+
+    /// A `FieldTransform`: `fieldPath` and one transformation.
+    mutating func transform() -> FieldTransform? {
+        var path: FieldPath?
+        var kind: FieldTransform.Kind?
+        guard members({ scanner, name in
+            if name == "fieldPath" {
+                guard path == nil, let text = scanner.string() else { return false }
+                path = try? FieldPath(validating: text)
+                return path != nil
+            }
+            guard kind == nil else { return false }
+            kind = scanner.transformKind(name)
+            return kind != nil
+        }), let path, let kind
+        else { return nil }
+        return FieldTransform(field: path, kind: kind)
+    }
+
+    /// The transformation of member `name`.
+    private mutating func transformKind(_ name: String) -> FieldTransform.Kind? {
+        switch name {
+        case "setToServerValue": return string() == "REQUEST_TIME" ? .serverTimestamp : nil
+        case "increment": return value(depth: 0).map { .increment($0) }
+        case "maximum": return value(depth: 0).map { .maximum($0) }
+        case "minimum": return value(depth: 0).map { .minimum($0) }
+        case "appendMissingElements": return elements().map { .appendMissingElements($0) }
+        case "removeAllFromArray": return elements().map { .removeAllFromArray($0) }
+        default: return nil
+        }
+    }
+
+    /// An `ArrayValue`'s values: `{"values": [...]}`.
+    private mutating func elements() -> [FirestoreValue]? {
+        var values: [FirestoreValue]?
+        guard members({ scanner, name in
+            guard name == "values", values == nil else { return false }
+            values = scanner.array { scanner in scanner.value(depth: 1) }
+            return values != nil
+        })
+        else { return nil }
+        return values ?? []
     }
 
     /// A `Document`'s `name` and `fields`.
