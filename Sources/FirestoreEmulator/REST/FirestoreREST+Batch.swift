@@ -44,17 +44,22 @@ extension FirestoreREST {
     /// `POST /v1/{database}/documents:commit`: every write or none, at one commit time; nil when the commit
     /// has to wait for an older transaction first (`FirestoreService.mustWait`): `commitWaiting` answers it.
     func commit(_ database: DatabaseName, _ call: RESTCall) throws(FirestoreError) -> CommitJSON? {
-        let request = try commitRequest(database, call)
+        try commit(try Self.commitRequest(database, call), call.context)
+    }
+
+    /// Commits `request` unless it has to wait for an older transaction first (nil).
+    func commit(_ request: CommitRequest, _ context: CallContext) throws(FirestoreError) -> CommitJSON? {
         guard !service.mustWait(request) else { return nil }
-        return CommitJSON(outcome: try service.commit(request, call.context))
+        return CommitJSON(outcome: try service.commit(request, context))
     }
 
     /// `POST /v1/{database}/documents:commit`, waiting for older transactions as `FirestoreService.commitWaiting`.
     func commitWaiting(_ database: DatabaseName, _ call: RESTCall) async throws(FirestoreError) -> CommitJSON {
-        CommitJSON(outcome: try await service.commitWaiting(try commitRequest(database, call), call.context))
+        CommitJSON(outcome: try await service.commitWaiting(try Self.commitRequest(database, call), call.context))
     }
 
-    private func commitRequest(_ database: DatabaseName, _ call: RESTCall) throws(FirestoreError) -> CommitRequest {
+    /// A commit body's request, read the general way (`RESTWriteReading` reads the common ones from bytes).
+    static func commitRequest(_ database: DatabaseName, _ call: RESTCall) throws(FirestoreError) -> CommitRequest {
         try call.checkBody(allowing: ["database", "writes", "transaction"])
         try Self.checkDatabase(call.body, database)
         let writes = try Self.writes(call.body, database)

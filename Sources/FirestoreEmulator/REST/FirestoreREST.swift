@@ -139,24 +139,18 @@ extension FirestoreREST: ImmediateResponder {
             guard let route = try RESTRoute(method: request.method, path: request.path) else {
                 throw FirestoreError(.notFound, "Not found: \(request.method) \(request.path)")
             }
-            if case .database(let database, .commit) = route, let read = RESTWriteReading.commit(body, database: database) {
-                // The common commit, read from its bytes; one that has to wait goes on to `respond(to:)`.
-                let commit = CommitRequest(database: database, writes: read.writes, transaction: read.transaction)
-                guard !service.mustWait(commit) else { return nil }
-                let context = service.context(authorization: request.authorization)
-                return .json(writing: CommitJSON(outcome: try service.commit(commit, context)))
+            let context = service.context(authorization: request.authorization)
+            let query = FormFields(parsing: request.query)
+            // The common commits and updates are read from the body's bytes, without a JSON tree.
+            if case .database(let database, .commit) = route, let commit = RESTWriteReading.commit(body, database: database) {
+                return try self.commit(commit, context).map { .json(writing: $0) }
             }
             if case .updateDocument(let database, let path) = route, let fields = RESTWriteReading.documentFields(body) {
-                // The common update, its fields read from the body's bytes.
-                let call = RESTCall(
-                    context: service.context(authorization: request.authorization), query: FormFields(parsing: request.query),
-                    body: [:])
+                let call = RESTCall(context: context, query: query, body: [:])
                 return .json(writing: try updateDocument(database, path, call, fields: fields))
             }
             let json = request.method == .get ? [:] : try Self.body(from: Data(buffer: body))
-            let call = RESTCall(
-                context: service.context(authorization: request.authorization),
-                query: FormFields(parsing: request.query), body: json)
+            let call = RESTCall(context: context, query: query, body: json)
             if case .database(let database, .commit) = route {
                 // A commit that has to wait for an older transaction goes on to `respond(to:)`, which can.
                 return try commit(database, call).map { .json(writing: $0) }

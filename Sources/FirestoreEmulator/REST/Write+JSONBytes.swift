@@ -1,4 +1,5 @@
 import EmulatorCore
+import EmulatorHTTP
 import Foundation
 import NIOCore
 
@@ -15,34 +16,27 @@ import NIOCore
 /// nesting deeper than 20, malformed JSON, and any conversion error. So it never has to reproduce an error.
 /// `agreesWithTreePath` checks that both ways give the same writes.
 enum RESTWriteReading {
-    /// The writes and transaction of a commit body, or nil to take the general way.
-    static func commit(_ body: ByteBuffer, database: DatabaseName) -> (writes: [Write], transaction: [UInt8]?)? {
-        body.withUnsafeReadableBytes { raw in
-            JSONReader.reading(raw) { reader in
-                var scanner = WriteScanner(reader: reader, database: database)
-                let commit = scanner.commit()
-                scanner.reader.skipWhitespace()
-                guard let commit, scanner.reader.isAtEnd else { return nil }
-                return commit
-            }
-        }
+    /// A commit body's request, or nil to take the general way.
+    static func commit(_ body: ByteBuffer, database: DatabaseName) -> CommitRequest? {
+        whole(body, database: database) { $0.commit(database: database) }
     }
 
     /// The fields of a `Document` body that has nothing else (UpdateDocument's, as clients send it), or nil
     /// to take the general way.
     static func documentFields(_ body: ByteBuffer) -> [String: FirestoreValue]? {
+        whole(body, database: nil) { $0.object(withOnly: "fields") { $0.fields(depth: 0) } ?? nil }
+    }
+
+    /// What `read` reads of `body` when it reads all of it (white space aside).
+    private static func whole<Result>(
+        _ body: ByteBuffer, database: DatabaseName?, _ read: (inout WriteScanner) -> Result?
+    ) -> Result? {
         body.withUnsafeReadableBytes { raw in
             JSONReader.reading(raw) { reader in
-                var scanner = WriteScanner(reader: reader, database: DatabaseName(project: "", database: ""))
-                var fields: [String: FirestoreValue]?
-                let read = scanner.members { scanner, name in
-                    guard name == "fields", fields == nil else { return false }
-                    fields = scanner.fields(depth: 0)
-                    return fields != nil
-                }
+                var scanner = WriteScanner(reader: reader, database: database)
+                let result = read(&scanner)
                 scanner.reader.skipWhitespace()
-                guard read, let fields, scanner.reader.isAtEnd else { return nil }
-                return fields
+                return scanner.reader.isAtEnd ? result : nil
             }
         }
     }
@@ -57,20 +51,15 @@ enum RESTWriteReading {
         return FirestoreValue.map(read).canonical == FirestoreValue.map(general).canonical
     }
 
-    /// Whether a commit body read here gives what the general way gives (or this reader gives up on it):
-    /// the check the tests and the `rest-writes` fuzz target run.
+    /// Whether a commit body read here gives the request the general way (`FirestoreREST.commitRequest`)
+    /// gives (or this reader gives up on it): the check the tests and the `rest-writes` fuzz target run.
     static func agreesWithTreePath(commit body: ByteBuffer, database: DatabaseName) -> Bool {
         guard let read = commit(body, database: database) else { return true }
-        guard let json = try? JSONValue.parse(Data(body.readableBytesView)), let items = json["writes"]?.arrayValue,
-            json.objectValue?.keys.allSatisfy({ $0 == "writes" || $0 == "transaction" }) == true
+        let context = CallContext(credential: Credential(authorizationHeader: nil), now: Timestamp(seconds: 0, nanos: 0))
+        guard let json = try? JSONValue.parse(Data(body.readableBytesView)),
+            let general = try? FirestoreREST.commitRequest(database, RESTCall(context: context, query: FormFields(parsing: ""), body: json))
         else { return false }
-        var general: [Write] = []
-        for (index, item) in items.enumerated() {
-            guard let write = try? Write(json: item, database: database, field: "writes[\(index)]") else { return false }
-            general.append(write)
-        }
-        let transaction = json["transaction"].map { try? RESTCall.transactionID($0, field: "transaction") }
-        return read.writes.map(\.canonical) == general.map(\.canonical) && transaction == read.transaction.map { $0 }
+        return read.writes.map(\.canonical) == general.writes.map(\.canonical) && read.transaction == general.transaction
     }
 }
 
@@ -78,19 +67,20 @@ enum RESTWriteReading {
 /// nil (false) where the bytes leave it.
 private struct WriteScanner {
     var reader: JSONReader
-    let database: DatabaseName
+    /// The database the documents named must be in (none for a body that names none).
+    let database: DatabaseName?
 
     /// Nesting deeper than this is left to the general way.
     static let maximumDepth = 20
 
     /// `{"writes": [...], "transaction": "..."}`.
-    mutating func commit() -> (writes: [Write], transaction: [UInt8]?)? {
+    mutating func commit(database: DatabaseName) -> CommitRequest? {
         var writes: [Write]?
         var transaction: [UInt8]?
         guard members({ scanner, name in
             switch name {
             case "writes" where writes == nil:
-                writes = scanner.array { scanner in scanner.write() }
+                writes = scanner.array { $0.write() }
                 return writes != nil
             case "transaction" where transaction == nil:
                 transaction = scanner.scalar().flatMap { try? RESTCall.transactionID($0, field: "transaction") }
@@ -99,7 +89,7 @@ private struct WriteScanner {
             }
         }), let writes, (try? FirestoreService.checkWriteCount(writes.count)) != nil
         else { return nil }
-        return (writes, transaction)
+        return CommitRequest(database: database, writes: writes, transaction: transaction)
     }
 
     /// `{"update": {"name", "fields"}, "updateMask": {"fieldPaths"}, "updateTransforms": [...],
@@ -118,7 +108,7 @@ private struct WriteScanner {
                 mask = scanner.mask()
                 return mask != nil
             case "updateTransforms" where transforms == nil:
-                transforms = scanner.array { scanner in scanner.transform() }
+                transforms = scanner.array { $0.transform() }
                 return transforms != nil
             case "currentDocument" where precondition == nil:
                 precondition = scanner.exists()
@@ -157,22 +147,15 @@ private struct WriteScanner {
         case "increment": return value(depth: 0).map { .increment($0) }
         case "maximum": return value(depth: 0).map { .maximum($0) }
         case "minimum": return value(depth: 0).map { .minimum($0) }
-        case "appendMissingElements": return elements().map { .appendMissingElements($0) }
-        case "removeAllFromArray": return elements().map { .removeAllFromArray($0) }
+        case "appendMissingElements": return elements(depth: 1).map { .appendMissingElements($0) }
+        case "removeAllFromArray": return elements(depth: 1).map { .removeAllFromArray($0) }
         default: return nil
         }
     }
 
-    /// An `ArrayValue`'s values: `{"values": [...]}`.
-    private mutating func elements() -> [FirestoreValue]? {
-        var values: [FirestoreValue]?
-        guard members({ scanner, name in
-            guard name == "values", values == nil else { return false }
-            values = scanner.array { scanner in scanner.value(depth: 1) }
-            return values != nil
-        })
-        else { return nil }
-        return values ?? []
+    /// An `ArrayValue`'s values (`{"values": [...]}`, `{}` for none), each `depth` deep.
+    private mutating func elements(depth: Int) -> [FirestoreValue]? {
+        object(withOnly: "values") { $0.array { $0.value(depth: depth) } }.map { $0 ?? [] }
     }
 
     /// A `Document`'s `name` and `fields`.
@@ -189,33 +172,24 @@ private struct WriteScanner {
                 return fields != nil
             default: return false
             }
-        }), let name, let path = try? Write.documentPath(name, in: database)
+        }), let name, let database, let path = try? Write.documentPath(name, in: database)
         else { return nil }
         return (path, fields ?? [:])
     }
 
     /// A `DocumentMask`: `{"fieldPaths": [...]}`.
     mutating func mask() -> [FieldPath]? {
-        var paths: [String]?
-        guard members({ scanner, name in
-            guard name == "fieldPaths", paths == nil else { return false }
-            paths = scanner.array { scanner in scanner.string() }
-            return paths != nil
-        }), let paths
-        else { return nil }
+        guard let paths = object(withOnly: "fieldPaths", { $0.array { $0.string() } }) ?? nil else { return nil }
         return try? FieldPath.fieldPaths(paths)
     }
 
     /// A `Precondition` of `{"exists": true|false}`.
     mutating func exists() -> Precondition? {
-        var exists: Bool?
-        guard members({ scanner, name in
-            guard name == "exists", exists == nil, case .bool(let flag)? = scanner.scalar() else { return false }
-            exists = flag
-            return true
-        }), let exists
-        else { return nil }
-        return .exists(exists)
+        let exists = object(withOnly: "exists") { scanner -> Bool? in
+            guard case .bool(let flag)? = scanner.scalar() else { return nil }
+            return flag
+        }
+        return (exists ?? nil).map { .exists($0) }
     }
 
     /// A `fields` map: each name once.
@@ -246,24 +220,8 @@ private struct WriteScanner {
     /// The payload of a `Value`'s member `kind`.
     private mutating func payload(_ kind: String, depth: Int) -> FirestoreValue? {
         switch kind {
-        case "arrayValue":
-            var values: [FirestoreValue]?
-            guard members({ scanner, name in
-                guard name == "values", values == nil else { return false }
-                values = scanner.array { scanner in scanner.value(depth: depth + 1) }
-                return values != nil
-            })
-            else { return nil }
-            return .array(values ?? [])
-        case "mapValue":
-            var fields: [String: FirestoreValue]?
-            guard members({ scanner, name in
-                guard name == "fields", fields == nil else { return false }
-                fields = scanner.fields(depth: depth + 1)
-                return fields != nil
-            })
-            else { return nil }
-            return .map(fields ?? [:])
+        case "arrayValue": return elements(depth: depth + 1).map { .array($0) }
+        case "mapValue": return object(withOnly: "fields") { $0.fields(depth: depth + 1) }.map { .map($0 ?? [:]) }
         default:
             switch (kind, scalar()) {
             case ("nullValue", .null?): return .null
@@ -306,6 +264,19 @@ private struct WriteScanner {
             else { return false }
         } while reader.take(UInt8(ascii: ","))
         return reader.take(UInt8(ascii: "}"))
+    }
+
+    /// An object whose one member, if any, is `name`, read with `read`: nil where the bytes leave that shape,
+    /// `.some(nil)` for `{}`.
+    mutating func object<Member>(withOnly name: String, _ read: (inout WriteScanner) -> Member?) -> Member?? {
+        var member: Member?
+        guard members({ scanner, key in
+            guard key == name, member == nil else { return false }
+            member = read(&scanner)
+            return member != nil
+        })
+        else { return nil }
+        return .some(member)
     }
 
     /// An array of what `element` reads.
