@@ -28,25 +28,18 @@ public struct ImmediateRequest: Sendable, Equatable {
     /// The `Authorization` header's value.
     public var authorization: String?
 
-    /// A request of `method` for `path` with `query`, carrying `authorization`.
-    public init(method: HTTPRequest.Method, path: String, query: String = "", authorization: String? = nil) {
-        self.method = method
-        self.path = path
-        self.query = query
-        self.authorization = authorization
-    }
-
     /// The request for `target` (a path with an optional `?query`), split on its bytes: a search by
     /// `Character` walks grapheme clusters.
     public init(method: HTTPRequest.Method, target: String, authorization: String? = nil) {
+        self.method = method
+        self.authorization = authorization
         var target = target
-        let (path, query) = target.withUTF8 { bytes in
+        (path, query) = target.withUTF8 { bytes in
             bytes.firstIndex(of: UInt8(ascii: "?")).map {
                 (String(decoding: UnsafeBufferPointer(rebasing: bytes[..<$0]), as: UTF8.self),
                  String(decoding: UnsafeBufferPointer(rebasing: bytes[($0 + 1)...]), as: UTF8.self))
             }
         } ?? (target, "")
-        self.init(method: method, path: path, query: query, authorization: authorization)
     }
 }
 

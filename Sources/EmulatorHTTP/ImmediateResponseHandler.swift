@@ -35,9 +35,8 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
     private let cors: CORSPolicy?
     /// How long a connection may stay idle; nil: for ever.
     private let idleTimeout: TimeAmount?
-    /// Where answers are written as bytes, and its context once added.
-    private let outletHandler: ImmediateOutlet
-    private var outlet: ChannelHandlerContext?
+    /// Where answers are written as bytes.
+    private let outlet: ImmediateOutlet
     /// The request being taken, while its body arrives: its head, what the responder sees of it, its
     /// `Origin`.
     private var taken: (head: HTTPRequestHead, request: ImmediateRequest, origin: String?, body: ByteBuffer)?
@@ -61,7 +60,7 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
         self.access = access
         self.cors = cors
         self.idleTimeout = idleTimeout
-        self.outletHandler = outlet
+        self.outlet = outlet
     }
 
     /// Adds an outlet at the head of `pipeline` and a handler right behind its HTTP/1.1 request decoder.
@@ -78,14 +77,11 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        outlet = try? context.pipeline.syncOperations.context(handler: outletHandler)
         if context.channel.isActive { scheduleIdleCheck(context, in: idleTimeout) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        idleCheck?.cancel()
-        idleCheck = nil
-        outlet = nil
+        cancelIdleCheck()
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -94,8 +90,7 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        idleCheck?.cancel()
-        idleCheck = nil
+        cancelIdleCheck()
         context.fireChannelInactive()
     }
 
@@ -110,13 +105,8 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
             passedOn += 1
             readingPassedOn = true
         case .body(var bytes):
+            // NIO's decoder frames a body by its `Content-Length`, which `taking` held to `bodyLimit`.
             if taken != nil {
-                if taken!.body.readableBytes + bytes.readableBytes > Self.bodyLimit {
-                    // The declared length was exceeded: the framing is broken; close as the server would.
-                    taken = nil
-                    context.close(promise: nil)
-                    return
-                }
                 taken!.body.writeBuffer(&bytes)
                 return
             }
@@ -154,7 +144,7 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
     private func answer(
         _ head: HTTPRequestHead, _ request: ImmediateRequest, origin: String?, body: ByteBuffer, context: ChannelHandlerContext
     ) {
-        guard let response = responder.respond(to: request, body: body), let outlet else {
+        guard let response = responder.respond(to: request, body: body), outlet.isAdded else {
             passedOn += 1
             context.fireChannelRead(wrapInboundOut(.head(head)))
             if body.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(.body(body))) }
@@ -167,7 +157,7 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
         }
         var corsFields = HTTPFields()
         if let origin { cors?.decorate(&corsFields, origin: origin) }
-        outlet.writeAndFlush(NIOAny(response.encoded(then: corsFields, allocator: context.channel.allocator)), promise: nil)
+        outlet.writeAndFlush(response.encoded(then: corsFields, allocator: context.channel.allocator))
         if closesAfterAnswer { context.close(promise: nil) }
     }
 
@@ -203,6 +193,11 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
         case .PUT: .put
         default: nil
         }
+    }
+
+    private func cancelIdleCheck() {
+        idleCheck?.cancel()
+        idleCheck = nil
     }
 
     /// Checks again `delay` from now (a delay rather than a deadline: the loop's clock may not be the real one).
@@ -282,6 +277,21 @@ extension String {
 /// handler writes its finished answers as bytes. Everything else passes through it untouched.
 final class ImmediateOutlet: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = NIOAny
+
+    /// Its place in the pipeline while it is in one.
+    private var context: ChannelHandlerContext?
+
+    /// Whether it is in a pipeline, so that `writeAndFlush` reaches the connection.
+    var isAdded: Bool { context != nil }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    /// Writes `bytes` to the connection, below every handler after this one.
+    func writeAndFlush(_ bytes: ByteBuffer) {
+        context?.writeAndFlush(NIOAny(bytes), promise: nil)
+    }
 }
 
 extension ImmediateResponse {
