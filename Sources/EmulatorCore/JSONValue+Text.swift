@@ -36,12 +36,6 @@ extension JSONValue {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// `serialized()` as UTF-8 bytes, for a response body (no string in between).
-    public func serializedBytes() -> [UInt8] {
-        var writer = JSONWriter()
-        write(to: &writer)
-        return writer.bytes
-    }
 }
 
 /// A value that writes itself as compact JSON text (sorted keys, unescaped slashes) straight into bytes,
@@ -52,7 +46,7 @@ public protocol JSONWritable {
 }
 
 extension JSONWritable {
-    /// The value's JSON text as UTF-8 bytes.
+    /// The value's JSON text as UTF-8 bytes (`serialized()`'s, for a `JSONValue`), for a response body.
     public func serializedBytes() -> [UInt8] {
         var writer = JSONWriter()
         write(to: &writer)
@@ -68,13 +62,7 @@ extension JSONValue: JSONWritable {
         case .int(let value): writer.int(value)
         case .double(let value): writer.double(value)
         case .string(let value): writer.string(value)
-        case .array(let values):
-            writer.raw("[")
-            for (index, value) in values.enumerated() {
-                if index > 0 { writer.raw(",") }
-                value.write(to: &writer)
-            }
-            writer.raw("]")
+        case .array(let values): writer.array(values) { $0.write(to: &$1) }
         case .object(let members): writer.object(members) { $0.write(to: &$1) }
         }
     }
@@ -112,6 +100,19 @@ public struct JSONWriter {
             write(member.value, &self)
         }
         raw("}")
+    }
+
+    /// Writes an array of `elements`, each with `write`.
+    @inlinable
+    public mutating func array<Elements: Sequence>(_ elements: Elements, _ write: (Elements.Element, inout JSONWriter) -> Void) {
+        raw("[")
+        var first = true
+        for element in elements {
+            if !first { raw(",") }
+            first = false
+            write(element, &self)
+        }
+        raw("]")
     }
 
     /// Writes `true` or `false`.

@@ -144,18 +144,13 @@ struct CommitJSON: JSONWritable {
         writer.raw(#"{"commitTime":"#)
         writer.string(commitTime)
         if !outcome.results.isEmpty {
-            writer.raw(#","writeResults":["#)
-            for (index, result) in outcome.results.enumerated() {
-                if index > 0 { writer.raw(",") }
+            writer.raw(#","writeResults":"#)
+            writer.array(outcome.results) { result, writer in
                 // Keys in sorted order: transformResults, updateTime; each left out when unset or empty.
                 writer.raw("{")
                 if !result.transformResults.isEmpty {
-                    writer.raw(#""transformResults":["#)
-                    for (index, value) in result.transformResults.enumerated() {
-                        if index > 0 { writer.raw(",") }
-                        value.writeJSON(to: &writer)
-                    }
-                    writer.raw("]")
+                    writer.raw(#""transformResults":"#)
+                    writer.array(result.transformResults) { $0.writeJSON(to: &$1) }
                 }
                 if let updateTime = result.updateTime {
                     writer.raw(result.transformResults.isEmpty ? #""updateTime":"# : #","updateTime":"#)
@@ -163,7 +158,6 @@ struct CommitJSON: JSONWritable {
                 }
                 writer.raw("}")
             }
-            writer.raw("]")
         }
         writer.raw("}")
     }

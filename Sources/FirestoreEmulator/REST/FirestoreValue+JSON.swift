@@ -162,12 +162,9 @@ extension FirestoreValue {
             writer.raw("}}")
         case .array(let values):
             guard !values.isEmpty else { return writer.raw(#"{"arrayValue":{}}"#) }
-            writer.raw(#"{"arrayValue":{"values":["#)
-            for (index, value) in values.enumerated() {
-                if index > 0 { writer.raw(",") }
-                value.writeJSON(to: &writer)
-            }
-            writer.raw("]}}")
+            writer.raw(#"{"arrayValue":{"values":"#)
+            writer.array(values) { $0.writeJSON(to: &$1) }
+            writer.raw("}}")
         case .map(let fields):
             guard !fields.isEmpty else { return writer.raw(#"{"mapValue":{}}"#) }
             writer.raw(#"{"mapValue":{"fields":"#)
