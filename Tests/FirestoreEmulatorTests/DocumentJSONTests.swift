@@ -123,7 +123,7 @@ import Testing
         ],
     ] as [[WriteResult]])
     func anAnswerIsWrittenAsItsTreeSerializes(results: [WriteResult]) {
-        let outcome = FirestoreStore.CommitOutcome(commitTime: F.commit, results: results, documents: [:], changes: [])
+        let outcome = FirestoreStore.CommitOutcome(commitTime: F.commit, results: results, written: PendingDocuments(), changes: [])
         var tree: [String: JSONValue] = ["commitTime": .string(F.commit.description)]
         if !results.isEmpty { tree["writeResults"] = .array(results.map(\.json)) }
         let direct = String(decoding: CommitJSON(outcome: outcome).serializedBytes(), as: UTF8.self)

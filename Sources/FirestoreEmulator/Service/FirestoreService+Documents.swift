@@ -80,7 +80,7 @@ extension FirestoreService {
     private static func written(_ path: DocumentPath, _ outcome: FirestoreStore.CommitOutcome, _ database: DatabaseName)
         throws(FirestoreError) -> Document
     {
-        guard case .some(.some(let document)) = outcome.documents[path] else {
+        guard case .some(.some(let document)) = outcome.written[path] else {
             throw FirestoreError(.internal, "The written document \(path.name(in: database)) is missing after its commit.")
         }
         return document

@@ -88,16 +88,17 @@ final class DatabaseState {
 
     /// The document at `path` now, or at `time`.
     func document(at path: DocumentPath, time: Timestamp? = nil) -> Document? {
-        guard let id = path.lastSegment else { return nil }
-        return collections[path.parent]?.entries[id]?.document(at: time)
+        // Read in place: `collections[path.parent]?.entries` would copy the collection's state out, field by field.
+        guard let id = path.lastSegment, let position = collections.index(forKey: path.parent) else { return nil }
+        return collections.values[position].entries[id]?.document(at: time)
     }
 
     /// Records `document` (or a delete when `nil`) at `path` from `time` on, keeping versions back to `horizon`.
     func record(_ document: Document?, at path: DocumentPath, time: Timestamp, horizon: Timestamp) {
         let collectionPath = path.parent
         let id = path.lastSegment ?? ""
-        if collections[collectionPath] == nil { register(collectionPath) }
-        let before = Self.record(document, id: id, time: time, horizon: horizon, in: &collections[collectionPath]!)
+        let position = collections.index(forKey: collectionPath) ?? register(collectionPath)
+        let before = Self.record(document, id: id, time: time, horizon: horizon, in: &collections.values[position])
         switch (before, document) {
         case (nil, .some):
             documentCount += 1
@@ -252,10 +253,13 @@ final class DatabaseState {
         documentCount = 0
     }
 
-    private func register(_ collectionPath: DocumentPath) {
-        guard collections[collectionPath] == nil else { return }
+    /// Adds the collection at `collectionPath` unless it is there; returns where it is.
+    @discardableResult
+    private func register(_ collectionPath: DocumentPath) -> Dictionary<DocumentPath, CollectionState>.Index {
+        if let position = collections.index(forKey: collectionPath) { return position }
         collections[collectionPath] = CollectionState()
         collectionsByID[collectionPath.lastSegment ?? "", default: []].insert(collectionPath)
+        return collections.index(forKey: collectionPath)!
     }
 
     private func unregisterIfEmpty(_ collectionPath: DocumentPath) {

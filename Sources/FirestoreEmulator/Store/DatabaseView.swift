@@ -12,7 +12,7 @@ struct DatabaseView {
     /// The time read at (`nil`: now).
     let readTime: Timestamp?
     /// Pending writes of a commit: what `peek` sees instead of the stored state.
-    var overlay: [DocumentPath: Document?] = [:]
+    let overlay: PendingDocuments
     /// Documents read, with the update time seen (for transactions).
     private(set) var reads: [DocumentPath: Timestamp?] = [:]
     /// Queries run, with their results (for transactions).
@@ -29,7 +29,7 @@ struct DatabaseView {
 
     /// A view of `state` at `readTime`, with `overlay` laid over it; `records` keeps what is read.
     init(
-        state: DatabaseState, readTime: Timestamp?, overlay: [DocumentPath: Document?] = [:], records: Bool = false,
+        state: DatabaseState, readTime: Timestamp?, overlay: PendingDocuments = PendingDocuments(), records: Bool = false,
         indexThreshold: Int = DatabaseView.defaultIndexThreshold
     ) {
         self.state = state

@@ -194,8 +194,8 @@ final class FirestoreStore: Sendable {
         var commitTime: Timestamp
         /// One result per write.
         var results: [WriteResult]
-        /// The document after the commit at each written path (`nil`: it does not exist).
-        var documents: [DocumentPath: Document?]
+        /// The documents written, with their states after the commit.
+        var written: PendingDocuments
         /// The documents changed, with their states before and after the commit.
         var changes: [(path: DocumentPath, before: Document?, after: Document?)]
     }
@@ -227,27 +227,29 @@ final class FirestoreStore: Sendable {
                 }
             }
             let commitTime = Self.advance(&state, to: date, strictly: true)
-            var overlay: [DocumentPath: Document?] = [:]
+            var written = PendingDocuments(capacity: writes.count)
             var pending: [PendingWrite] = []
+            pending.reserveCapacity(writes.count)
             var results: [WriteResult] = []
+            results.reserveCapacity(writes.count)
             for write in writes {
-                let before = overlay[write.path] ?? databaseState.document(at: write.path)
+                let position = written.position(of: write.path)
+                    ?? written.add(write.path, stored: databaseState.document(at: write.path))
+                let before = written.after[position]
                 let (after, result) = try write.apply(to: before, commitTime: commitTime, database: database)
-                overlay[write.path] = .some(after)
+                written.after[position] = after
                 pending.append(PendingWrite(write: write, before: before, after: after))
                 results.append(result)
             }
-            try authorize(pending, DatabaseView(state: databaseState, readTime: nil, overlay: overlay), commitTime)
+            try authorize(pending, DatabaseView(state: databaseState, readTime: nil, overlay: written), commitTime)
             let horizon = Timestamp(date.addingTimeInterval(-Self.retention))
-            let documents = overlay
             var changes: [(path: DocumentPath, before: Document?, after: Document?)] = []
-            for pending in pending {
-                let path = pending.write.path
-                guard let after = overlay.removeValue(forKey: path) else { continue }
-                let before = databaseState.document(at: path)
+            changes.reserveCapacity(written.count)
+            for position in 0..<written.count {
+                let (before, after) = (written.before[position], written.after[position])
                 // A write that changed nothing (see `Write.apply`) keeps the document and its update time.
                 if before?.updateTime == after?.updateTime { continue }
-                changes.append((path, before, after))
+                changes.append((written.paths[position], before, after))
             }
             if !changes.isEmpty {
                 try persist(changes.lazy.map { DurableDocuments.change($0.path, $0.after, in: database) })
@@ -260,7 +262,7 @@ final class FirestoreStore: Sendable {
                 // Under the lock, so listeners see commits in commit order; the fan-out happens after it.
                 feed.publish(CommitFeed.Entry(commitTime: commitTime, changes: changes), to: database)
             }
-            return CommitOutcome(commitTime: commitTime, results: results, documents: documents, changes: changes)
+            return CommitOutcome(commitTime: commitTime, results: results, written: written, changes: changes)
         }
     }
 
