@@ -36,4 +36,37 @@ import Testing
         #expect(try RESTRoute(method: .get, path: "/other") == nil)
         #expect(throws: FirestoreError.self) { try RESTRoute(method: .get, path: "/v1/projects/p/databases/(default)/documents/c/__x__") }
     }
+
+    /// Every path the plain reading takes routes as the general reading routes it, with the same error when
+    /// it is refused: shapes of names, ids, custom methods and escapes, under every method.
+    @Test func thePlainReadingAgreesWithTheGeneralOne() throws {
+        let roots = ["/v1/projects/p/databases/(default)/documents", "/v1/projects/p/databases/db/documents"]
+        let tails = [
+            "", "/c", "/c/d", "/c/d/e", "/c/d/e/f", ":commit", ":runQuery", ":listen", ":unknown", "/c/d:runQuery",
+            "/c/d:commit", "/c:runQuery", "/c/d:unknown", "/c/a:b", "/c/a:b/e", "/c/a:commit/e/f", "/c//d", "/c/d/",
+            "/c/.d", "/c/..", "/c/_d", "/c/__d__", "/c/__id7__", "/c/d%2Fe/f", "/c/%64", "/c/é🌍/x",
+            "/c/" + String(repeating: "x", count: 1500), "/c/" + String(repeating: "x", count: 1501),
+            "/" + Array(repeating: "c/d", count: 100).joined(separator: "/"),
+            "/" + Array(repeating: "c/d", count: 101).joined(separator: "/"),
+        ]
+        var paths = roots.flatMap { root in tails.map { root + $0 } }
+        paths += [
+            "/v1/projects/p/databases", "/v1/projects/p/databases/d", "/v1/projects//databases/d/documents/c/d",
+            "/v1/projects/p/databases//documents/c/d", "/v1/projects/p/database/d/documents/c/d",
+            "/v1/projects/p/databases/d/documentsx/c/d", "/v1/projects/p/databases/d:commit", "/v1//projects/p/databases/d/documents",
+            "/v1/", "/v1", "/emulator/v1/projects/p:securityRules", "/v1/projects/p:x/databases/d/documents/c/d",
+        ]
+        let methods: [HTTPRequest.Method] = [.get, .post, .patch, .delete, .put]
+        for path in paths {
+            for method in methods {
+                let plain = Result { () throws(FirestoreError) in try RESTRoute(method: method, path: path) }
+                let general = Result { () throws(FirestoreError) in try RESTRoute.generally(method: method, path: path) }
+                switch (plain, general) {
+                case (.success(let a), .success(let b)): #expect(a == b, "\(method) \(path)")
+                case (.failure(let a), .failure(let b)): #expect(a == b, "\(method) \(path)")
+                default: Issue.record("\(method) \(path): \(plain) but generally \(general)")
+                }
+            }
+        }
+    }
 }

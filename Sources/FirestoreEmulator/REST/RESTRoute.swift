@@ -45,14 +45,48 @@ enum RESTRoute: Equatable {
     /// The route of `method` on `path` (the raw, still percent-encoded path), `nil` if nothing is served
     /// there; malformed names are production's INVALID_ARGUMENT.
     init?(method: HTTPRequest.Method, path: String) throws(FirestoreError) {
+        if let (database, documentPath, custom) = Self.plainV1(method, path) {
+            self = try Self.route(method, database, documentPath, custom: custom) { documentPath.name(in: database) }
+            return
+        }
+        guard let route = try Self.generally(method: method, path: path) else { return nil }
+        self = route
+    }
+
+    /// The route as the general reading finds it: every path, segment by segment (`plainV1` takes the
+    /// common ones faster, and must agree with it).
+    static func generally(method: HTTPRequest.Method, path: String) throws(FirestoreError) -> RESTRoute? {
         let (segments, decoded) = Self.segments(of: path)
         switch segments.first {
-        case "v1": self = try Self.v1(method, Array(segments.dropFirst()), decoded: decoded)
+        case "v1": return try Self.v1(method, Array(segments.dropFirst()), decoded: decoded)
         case "emulator":
-            guard segments.count >= 2, segments[1] == "v1", let route = try Self.emulator(method, Array(segments.dropFirst(2)))
-            else { return nil }
-            self = route
+            guard segments.count >= 2, segments[1] == "v1" else { return nil }
+            return try Self.emulator(method, Array(segments.dropFirst(2)))
         default: return nil
+        }
+    }
+
+    /// The database, document path and custom method of a plain `/v1/projects/{p}/databases/{d}/documents…`
+    /// path, read on its bytes: no percent escape, a resource name `DocumentPath.plain` takes, and a custom
+    /// method only as a known `:name` at the end of a POST's path. `nil` for any other path, which
+    /// `generally` reads.
+    private static func plainV1(_ method: HTTPRequest.Method, _ path: String) -> (DatabaseName, DocumentPath, String?)? {
+        var path = path
+        return path.withUTF8 { bytes -> (DatabaseName, DocumentPath, String?)? in
+            let prefix = "/v1/".utf8
+            guard bytes.count > prefix.count, bytes.starts(with: prefix), !bytes.contains(UInt8(ascii: "%")) else { return nil }
+            var end = bytes.count
+            var custom: String?
+            if method == .post, let colon = bytes.lastIndex(of: UInt8(ascii: ":")), !bytes[colon...].contains(UInt8(ascii: "/")) {
+                let name = String(utf8Bytes: bytes[(colon + 1)...])
+                if DatabaseMethod(rawValue: name) != nil || ParentMethod(rawValue: name) != nil {
+                    custom = name
+                    end = colon
+                }
+            }
+            let name = UnsafeBufferPointer(rebasing: bytes[prefix.count..<end])
+            guard let (database, documentPath) = DocumentPath.plain(resourceName: name) else { return nil }
+            return (database, documentPath, custom)
         }
     }
 
@@ -105,6 +139,14 @@ enum RESTRoute: Equatable {
         // The name is spelled out only for a message.
         let name = { parts.joined(separator: "/") }
         let (database, path) = try DocumentPath.parse(resourceParts: parts, name: name())
+        return try route(method, database, path, custom: custom, name: name)
+    }
+
+    /// The route of `method` on the resource `path` of `database`, with the custom method `custom` if any;
+    /// `name` spells the resource name for a message.
+    private static func route(
+        _ method: HTTPRequest.Method, _ database: DatabaseName, _ path: DocumentPath, custom: String?, name: () -> String
+    ) throws(FirestoreError) -> RESTRoute {
         if let custom {
             if let databaseMethod = DatabaseMethod(rawValue: custom) {
                 guard path.segments.isEmpty else { throw FirestoreError(.notFound, "Not found: \(name()):\(custom)") }

@@ -104,6 +104,43 @@ extension DocumentPath {
         return (DatabaseName(project: parts[1], database: parts[3]), DocumentPath(segments: segments))
     }
 
+    /// The database and path of the resource name `bytes` when it is plainly one: `projects/{p}/databases/{d}/documents`,
+    /// then ids `plainSegments` takes; `nil` for anything else, which `parse(resourceParts:name:)` reads (and
+    /// takes or refuses with its words). Read on the bytes: splitting the name into strings first and
+    /// checking each cost thousands of instructions on every REST call.
+    static func plain(resourceName bytes: UnsafeBufferPointer<UInt8>) -> (DatabaseName, DocumentPath)? {
+        var pieces = SlashPieces(bytes)
+        guard pieces.next(is: "projects"), let project = pieces.next(), !project.isEmpty, pieces.next(is: "databases"),
+            let database = pieces.next(), !database.isEmpty, pieces.next(is: "documents"), let segments = plainSegments(&pieces)
+        else { return nil }
+        return (DatabaseName(project: String(utf8Bytes: project), database: String(utf8Bytes: database)), DocumentPath(segments: segments))
+    }
+
+    /// The path of the resource name `bytes` when it is plainly one of `database` (as `plain(resourceName:)`
+    /// reads it, but compared with the database's ids rather than read into strings: what every write's
+    /// document name costs).
+    static func plain(resourceName bytes: UnsafeBufferPointer<UInt8>, in database: DatabaseName) -> DocumentPath? {
+        var pieces = SlashPieces(bytes)
+        guard pieces.next(is: "projects"), pieces.next(is: database.project), pieces.next(is: "databases"),
+            pieces.next(is: database.database), pieces.next(is: "documents"), let segments = plainSegments(&pieces)
+        else { return nil }
+        return DocumentPath(segments: segments)
+    }
+
+    /// The rest of `pieces` as ids when each needs no closer look (not empty, at most 1,500 bytes, not
+    /// starting with `.` or `_`) and there are at most `maximumDepth`; `nil` otherwise.
+    private static func plainSegments(_ pieces: inout SlashPieces) -> [String]? {
+        var segments: [String] = []
+        while let piece = pieces.next() {
+            guard let first = piece.first, piece.count <= 1500, first != UInt8(ascii: "."), first != UInt8(ascii: "_"),
+                segments.count < maximumDepth
+            else { return nil }
+            if segments.isEmpty { segments.reserveCapacity(4) }
+            segments.append(String(utf8Bytes: piece))
+        }
+        return segments
+    }
+
     /// Parses the name of a document (even number of segments below the root).
     static func parse(documentName name: String) throws(FirestoreError) -> (DatabaseName, DocumentPath) {
         let (database, path) = try parse(resourceName: name)
@@ -148,5 +185,49 @@ extension DocumentPath {
         if id.utf8.count > 1500 {
             throw FirestoreError(.invalidArgument, "Resource id \"\(id.prefix(20))...\" is invalid because it is longer than 1500 bytes.")
         }
+    }
+}
+
+/// The pieces of a resource name's bytes between `/`s, in order, empty ones included. Pointer loops: the
+/// collection algorithms on slices cost ~30 instructions a byte here.
+private struct SlashPieces {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var start: Int? = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// The next piece; `nil` after the last.
+    mutating func next() -> Slice<UnsafeBufferPointer<UInt8>>? {
+        guard let from = start else { return nil }
+        var end = from
+        while end < bytes.count, bytes[end] != UInt8(ascii: "/") { end += 1 }
+        start = end < bytes.count ? end + 1 : nil
+        return bytes[from..<end]
+    }
+
+    /// Whether the next piece is `text`; moves past it either way.
+    mutating func next(is text: StaticString) -> Bool {
+        guard let piece = next() else { return false }
+        return text.withUTF8Buffer { Self.equal(piece, $0) }
+    }
+
+    /// Whether the next piece is `text`; moves past it either way.
+    mutating func next(is text: String) -> Bool {
+        guard let piece = next() else { return false }
+        var text = text
+        return text.withUTF8 { Self.equal(piece, $0) }
+    }
+
+    private static func equal(_ piece: Slice<UnsafeBufferPointer<UInt8>>, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard piece.count == text.count else { return false }
+        let base = piece.base
+        var offset = 0
+        while offset < text.count {
+            guard base[piece.startIndex + offset] == text[offset] else { return false }
+            offset += 1
+        }
+        return true
     }
 }

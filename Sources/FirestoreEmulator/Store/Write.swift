@@ -1,5 +1,4 @@
 import EmulatorCore
-import Foundation
 
 /// One write of a commit, batch write or write stream: set, patch, delete or verify a document, with an
 /// optional precondition and field transforms. Transport-agnostic; REST and gRPC decode into it.
@@ -84,41 +83,13 @@ extension Write {
 }
 
 extension Write {
-    /// The path of `name` when it is plainly a document of `database`: its root, then an even number of
-    /// ids that need no closer look (not empty, at most 1,500 bytes, not starting with `.` or `_`); `nil`
-    /// for anything else, which `DocumentPath.parse` reads (and refuses with its words). Read on the bytes:
-    /// parsing the whole name cost ~5,000 instructions a write.
+    /// The path of `name` when it is plainly a document of `database` (see `DocumentPath.plain`); `nil` for
+    /// anything else, which `DocumentPath.parse` reads (and refuses with its words).
     static func plainDocumentPath(_ name: String, in database: DatabaseName) -> DocumentPath? {
         var name = name
         return name.withUTF8 { bytes -> DocumentPath? in
-            var offset = 0
-            /// Whether `part` comes next; moves past it if so.
-            func skip(_ part: String) -> Bool {
-                var part = part
-                return part.withUTF8 { expected in
-                    guard bytes.count - offset >= expected.count,
-                        expected.isEmpty || memcmp(bytes.baseAddress! + offset, expected.baseAddress!, expected.count) == 0
-                    else { return false }
-                    offset += expected.count
-                    return true
-                }
-            }
-            guard skip("projects/"), skip(database.project), skip("/databases/"), skip(database.database), skip("/documents/")
-            else { return nil }
-            var segments: [String] = []
-            segments.reserveCapacity(4)
-            var plain = true
-            bytes[offset...].forEachPiece(separatedBy: UInt8(ascii: "/")) { piece in
-                guard plain, let first = piece.first, piece.count <= 1500, first != UInt8(ascii: "."), first != UInt8(ascii: "_")
-                else {
-                    plain = false
-                    return
-                }
-                segments.append(String(utf8Bytes: piece))
-            }
-            guard plain else { return nil }
-            guard segments.count.isMultiple(of: 2), segments.count <= DocumentPath.maximumDepth else { return nil }
-            return DocumentPath(segments: segments)
+            guard let path = DocumentPath.plain(resourceName: bytes, in: database), path.isDocument else { return nil }
+            return path
         }
     }
 }
