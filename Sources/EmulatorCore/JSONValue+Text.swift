@@ -84,6 +84,11 @@ public struct JSONWriter {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// Writes `bytes` as they are (text known to need no escape, such as a formatted number or time).
+    public mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes.append(contentsOf: bytes)
+    }
+
     /// Writes `"key":`.
     public mutating func key(_ key: String) {
         string(key)
@@ -139,6 +144,13 @@ public struct JSONWriter {
     /// copied whole.
     public mutating func string(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
+        unquoted(string)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes `string` escaped but without its quotes: one part of a string written piece by piece between
+    /// `raw("\"")`s (a resource name from its ids).
+    public mutating func unquoted(_ string: String) {
         var string = string
         string.withUTF8 { text in
             var start = 0
@@ -151,7 +163,6 @@ public struct JSONWriter {
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Writes the escape of `byte`, a quote, a backslash or a control character.

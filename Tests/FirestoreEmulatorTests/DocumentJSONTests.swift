@@ -53,6 +53,27 @@ import Testing
         expectSameText(document)
     }
 
+    @Test func aDatabaseThatNeedsEscapesIsEscapedInTheName() {
+        let database = DatabaseName(project: "p\"q", database: "d\\b\u{01}")
+        let document = Document(path: DocumentPath(segments: ["c", "\n"]), fields: [:], createTime: F.created, updateTime: F.updated)
+        let direct = String(decoding: DocumentJSON(document: document, database: database).serializedBytes(), as: UTF8.self)
+        #expect(direct == document.json(in: database).serialized())
+    }
+
+    @Test(arguments: [
+        Timestamp(seconds: 0, nanos: 0), Timestamp(seconds: 1_700_000_000, nanos: 1_000), Timestamp(seconds: 1, nanos: 120_000_000),
+        Timestamp(seconds: 253_402_300_799, nanos: 999_999_999), Timestamp(seconds: -62_135_596_800, nanos: 7),
+    ])
+    func timesAreWrittenAsTheirText(time: Timestamp) {
+        var document = F.document(["t": .timestamp(seconds: time.seconds, nanos: time.nanos)])
+        document.createTime = time
+        document.updateTime = time
+        expectSameText(document)
+        var writer = JSONWriter()
+        time.write(to: &writer)
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == "\"\(time.description)\"")
+    }
+
     @Test func seededRandomDocumentsAreWrittenAsTheTreeSerializes() {
         var generator = SplitMix64(seed: 19)
         let leaves = Array(Self.everyKind.values.filter { if case .map = $0 { false } else if case .array = $0 { false } else { true } })

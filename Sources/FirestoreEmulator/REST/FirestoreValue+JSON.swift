@@ -134,7 +134,7 @@ extension FirestoreValue {
             writer.raw("}")
         case .timestamp(let seconds, let nanos):
             writer.raw(#"{"timestampValue":"#)
-            writer.string(Self.formatTimestamp(seconds: seconds, nanos: nanos))
+            Self.writeTimestamp(seconds: seconds, nanos: nanos, to: &writer)
             writer.raw("}")
         case .string(let value):
             writer.raw(#"{"stringValue":"#)
@@ -260,6 +260,22 @@ extension FirestoreValue {
 
     /// `2024-01-02T03:04:05.123456Z` (as many digits as the nanoseconds need: none, 3, 6 or 9).
     static func formatTimestamp(seconds: Int64, nanos: Int32) -> String {
+        withFormattedTimestamp(seconds: seconds, nanos: nanos) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Writes the time as a JSON string, its text straight into `writer`.
+    static func writeTimestamp(seconds: Int64, nanos: Int32, to writer: inout JSONWriter) {
+        writer.raw("\"")
+        withFormattedTimestamp(seconds: seconds, nanos: nanos) { writer.raw($0) }
+        writer.raw("\"")
+    }
+
+    /// Calls `body` with the time formatted as `formatTimestamp` spells it, as ASCII bytes on the stack: every
+    /// document's JSON has two of these, and building them from small strings cost more than the rest of a
+    /// small document's JSON.
+    private static func withFormattedTimestamp<Result>(
+        seconds: Int64, nanos: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
@@ -272,8 +288,6 @@ extension FirestoreValue {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        // Written as ASCII bytes: every document's JSON has two of these, and building it from small strings
-        // cost more than the rest of a small document's JSON.
         var fraction = Int64(nanos)
         var fractionDigits = nanos == 0 ? 0 : 9
         while fractionDigits > 0, fraction % 1000 == 0 {
@@ -281,7 +295,7 @@ extension FirestoreValue {
             fractionDigits -= 3
         }
         // The year's digits and sign, `-MM-DDTHH:MM:SS`, `.` and up to nine digits, `Z`.
-        return String(unsafeUninitializedCapacity: max(4, digitCount(year)) + 1 + 15 + 10 + 1) { bytes in
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(4, digitCount(year)) + 1 + 15 + 10 + 1) { bytes in
             var at = 0
             func put(_ value: Int64, _ width: Int) {
                 var value = value
@@ -319,7 +333,7 @@ extension FirestoreValue {
                 put(fraction, fractionDigits)
             }
             put("Z")
-            return at
+            return body(UnsafeBufferPointer(rebasing: bytes[..<at]))
         }
     }
 

@@ -147,16 +147,40 @@ struct DocumentJSON: JSONWritable {
     func write(to writer: inout JSONWriter) {
         // Keys in sorted order: createTime, fields, name, updateTime.
         writer.raw(#"{"createTime":"#)
-        writer.string(document.createTime.description)
+        document.createTime.write(to: &writer)
         if !document.fields.isEmpty {
             writer.raw(#","fields":"#)
             FirestoreValue.writeJSON(document.fields, to: &writer)
         }
         writer.raw(#","name":"#)
-        writer.string(document.path.name(in: database))
+        document.path.writeName(in: database, to: &writer)
         writer.raw(#","updateTime":"#)
-        writer.string(document.updateTime.description)
+        document.updateTime.write(to: &writer)
         writer.raw("}")
+    }
+}
+
+extension Timestamp {
+    /// Writes the time as proto3 JSON writes it: an RFC 3339 string (see `FirestoreValue.formatTimestamp`).
+    func write(to writer: inout JSONWriter) {
+        FirestoreValue.writeTimestamp(seconds: seconds, nanos: nanos, to: &writer)
+    }
+}
+
+extension DocumentPath {
+    /// Writes the full resource name in `database` as a JSON string, piece by piece: what `name(in:)` spells,
+    /// without building it.
+    func writeName(in database: DatabaseName, to writer: inout JSONWriter) {
+        writer.raw(#""projects/"#)
+        writer.unquoted(database.project)
+        writer.raw("/databases/")
+        writer.unquoted(database.database)
+        writer.raw("/documents")
+        for segment in segments {
+            writer.raw("/")
+            writer.unquoted(segment)
+        }
+        writer.raw("\"")
     }
 }
 
