@@ -84,10 +84,11 @@ extension Write {
 
     /// Reads what `proto` adds to its operation: the update mask, the update transforms (after the
     /// operation's own) and the precondition.
-    mutating func readOptions(of proto: Google_Firestore_V1_Write, field: String) throws(FirestoreError) {
+    /// `field` is spelled out only for a transform's messages.
+    mutating func readOptions(of proto: Google_Firestore_V1_Write, field: @autoclosure () -> String) throws(FirestoreError) {
         if proto.hasUpdateMask { updateMask = try proto.updateMask.paths }
         for (index, item) in proto.updateTransforms.enumerated() {
-            transforms.append(try FieldTransform(proto: item, field: "\(field).update_transforms[\(index)]"))
+            transforms.append(try FieldTransform(proto: item, field: "\(field()).update_transforms[\(index)]"))
         }
         if proto.hasCurrentDocument { precondition = try Precondition(proto: proto.currentDocument) }
     }

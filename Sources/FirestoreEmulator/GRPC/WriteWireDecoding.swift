@@ -78,7 +78,7 @@ enum WriteWireDecoding {
         var converted: [Write] = []
         converted.reserveCapacity(writes.count)
         for (index, write) in writes.enumerated() {
-            converted.append(try write.converted(database: database, field: "writes[\(index)]"))
+            converted.append(try write.converted(database: database, index: index))
         }
         return converted
     }
@@ -205,9 +205,10 @@ private struct WireWrite {
                 other.append(contentsOf: bytes)
             }
         }
-        guard reader.isValid, update != nil, let rest = try? Google_Firestore_V1_Write(serializedBytes: other) else {
-            return nil
-        }
+        // Most writes are nothing but their update: no message to decode.
+        guard reader.isValid, update != nil,
+            let rest = other.isEmpty ? Google_Firestore_V1_Write() : try? Google_Firestore_V1_Write(serializedBytes: other)
+        else { return nil }
         self.rest = rest
     }
 
@@ -228,11 +229,11 @@ private struct WireWrite {
         return reader.isValid ? (name, WireValue.fields(entries)) : nil
     }
 
-    /// The write as `Write(proto:database:field:)` converts it.
-    func converted(database: DatabaseName, field: String) throws(FirestoreError) -> Write {
+    /// The write as `Write(proto:database:field:)` converts it, the request's write number `index`.
+    func converted(database: DatabaseName, index: Int) throws(FirestoreError) -> Write {
         guard let update else { preconditionFailure("a WireWrite is an update") }
         var write = Write(path: try Write.documentPath(update.name, in: database), operation: .update(fields: update.fields))
-        try write.readOptions(of: rest, field: field)
+        try write.readOptions(of: rest, field: "writes[\(index)]")
         return write
     }
 }
