@@ -9,22 +9,13 @@ import Testing
 @Suite struct PendingDocumentsTests {
     typealias F = WriteFixture
 
-    /// A deterministic generator, so a failure reproduces.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return state >> 11 | state << 53
-        }
-    }
-
     static func path(_ number: Int) -> DocumentPath {
         // Some share a document id in different collections, some a collection.
         DocumentPath(segments: ["rooms", "r\(number % 7)", "messages", "m\(number / 7)"])
     }
 
     @Test(arguments: [1, 2, 3]) func positionsAgreeWithADictionary(seed: UInt64) {
-        var random = Seeded(state: seed)
+        var random = SplitMix64(seed: seed)
         var pending = PendingDocuments()
         var model: [DocumentPath: Int] = [:]
         for _ in 0..<400 {
@@ -49,7 +40,7 @@ import Testing
         _ = try store.commit(F.database, writes: stored.map { Write(path: $0, operation: .update(fields: ["n": .integer(100)])) }) {
             _, _, _ throws(FirestoreError) in
         }
-        var random = Seeded(state: UInt64(count))
+        var random = SplitMix64(seed: UInt64(count))
         let paths = (0..<count).map { _ in Self.path(Int.random(in: 0..<(count / 2 + 1), using: &random)) }
         let writes = paths.map { path in
             Write(path: path, operation: .transform, transforms: [FieldTransform(field: FieldPath(segments: ["n"]), kind: .increment(.integer(1)))])

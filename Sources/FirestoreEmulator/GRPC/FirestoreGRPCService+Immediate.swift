@@ -90,14 +90,20 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
 
     /// Commits `request` now, or once the older transactions it waits for are done.
     private func commit(_ request: CommitRequest, _ caller: CallContext) throws(FirestoreError) -> ImmediateGRPCAnswer {
-        guard service.mustWait(request) else { return Self.answer([try service.commit(request, caller).proto]) }
+        guard service.mustWait(request) else { return Self.answer(try service.commit(request, caller)) }
         return .later { [service] in
             do throws(FirestoreError) {
-                return Self.answer([try await service.commitWaiting(request, caller).proto])
+                return Self.answer(try await service.commitWaiting(request, caller))
             } catch {
                 return .failure(RPCError(error))
             }
         }
+    }
+
+    /// A commit's answer.
+    private static func answer(_ outcome: FirestoreStore.CommitOutcome) -> ImmediateGRPCAnswer {
+        guard let bytes = try? outcome.responseBytes() else { return serializationFailure }
+        return .messages([bytes])
     }
 
     /// The answer `operation` gives to the decoded request; a request that does not decode is refused in
@@ -120,9 +126,10 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
 
     /// Responses, serialized.
     private static func answer(_ responses: [some Message]) -> ImmediateGRPCAnswer {
-        guard let serialized = try? responses.map({ try $0.serializedBytes() as [UInt8] }) else {
-            return .failure(RPCError(code: .internalError, message: "The response could not be serialized."))
-        }
+        guard let serialized = try? responses.map({ try $0.serializedBytes() as [UInt8] }) else { return serializationFailure }
         return .messages(serialized)
     }
+
+    private static let serializationFailure = ImmediateGRPCAnswer.failure(
+        RPCError(code: .internalError, message: "The response could not be serialized."))
 }

@@ -86,15 +86,15 @@ struct ListenResponseEncoder {
     ) {
         let targets = packedSize(targetIDs)
         let removed = packedSize(removedTargetIDs)
-        var change = 1 + varintSize(UInt64(document.count)) + document.count
-        if targets > 0 { change += 1 + varintSize(UInt64(targets)) + targets }
-        if removed > 0 { change += 1 + varintSize(UInt64(removed)) + removed }
-        let message = 1 + varintSize(UInt64(change)) + change
+        var change = 1 + ProtoVarint.size(UInt64(document.count)) + document.count
+        if targets > 0 { change += 1 + ProtoVarint.size(UInt64(targets)) + targets }
+        if removed > 0 { change += 1 + ProtoVarint.size(UInt64(removed)) + removed }
+        let message = 1 + ProtoVarint.size(UInt64(change)) + change
         buffer.writeGRPCPrefix(length: message)
         buffer.writeInteger(documentChangeTag)
-        writeVarint(UInt64(change), into: &buffer)
+        ProtoVarint.write(UInt64(change), into: &buffer)
         buffer.writeInteger(documentTag)
-        writeVarint(UInt64(document.count), into: &buffer)
+        ProtoVarint.write(UInt64(document.count), into: &buffer)
         buffer.writeBytes(document)
         writePacked(targetIDs, size: targets, tag: targetIDsTag, into: &buffer)
         writePacked(removedTargetIDs, size: removed, tag: removedTargetIDsTag, into: &buffer)
@@ -104,27 +104,15 @@ struct ListenResponseEncoder {
     private static func writePacked(_ ids: [Int32], size: Int, tag: UInt8, into buffer: inout ByteBuffer) {
         guard size > 0 else { return }
         buffer.writeInteger(tag)
-        writeVarint(UInt64(size), into: &buffer)
-        for id in ids { writeVarint(UInt64(bitPattern: Int64(id)), into: &buffer) }
+        ProtoVarint.write(UInt64(size), into: &buffer)
+        for id in ids { ProtoVarint.write(UInt64(bitPattern: Int64(id)), into: &buffer) }
     }
 
     /// The bytes of `ids` as packed varints (an int32 below zero takes ten, sign-extended).
     private static func packedSize(_ ids: [Int32]) -> Int {
-        ids.reduce(0) { $0 + varintSize(UInt64(bitPattern: Int64($1))) }
+        ids.reduce(0) { $0 + ProtoVarint.size(UInt64(bitPattern: Int64($1))) }
     }
 
-    private static func varintSize(_ value: UInt64) -> Int {
-        value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
-    }
-
-    private static func writeVarint(_ value: UInt64, into buffer: inout ByteBuffer) {
-        var value = value
-        while value >= 0x80 {
-            buffer.writeInteger(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        buffer.writeInteger(UInt8(value))
-    }
 }
 
 extension ListenEvent {
