@@ -232,6 +232,23 @@ import Testing
         #expect(code == .noError)
     }
 
+    @Test func aMalformedHeaderBlockResetsItsStreamWithProtocolError() throws {
+        // NIOHTTP2's own validation is off; the handler checks a client's blocks (see `HeaderBlockCheck`).
+        let channel = try channel()
+        read(channel, headers("/test.Echo/Echo", ["connection": "close"], stream: 1, endStream: true))
+        read(channel, headers("/test.Echo/Echo", stream: 3), data("a", stream: 3, endStream: false))
+        read(channel, HTTP2Frame(streamID: 3, payload: .headers(.init(headers: [":path": "/x"], endStream: true))))
+        read(channel, headers("/test.Echo/Echo", stream: 5), data("b", stream: 5))
+        let frames = try written(channel)
+        let resets = frames.compactMap { frame -> HTTP2StreamID? in
+            guard case .rstStream(let code) = frame.payload, code == .protocolError else { return nil }
+            return frame.streamID
+        }
+        #expect(resets == [1, 3])
+        #expect(frames.filter { $0.streamID == 5 }.count == 3)
+        #expect(frames.allSatisfy { $0.streamID == 5 || { if case .rstStream = $0.payload { true } else { false } }($0) })
+    }
+
     @Test func otherMethodsAndContentTypesAreRefusedAtTheHTTPLevel() throws {
         let channel = try channel()
         read(channel, headers("/test.Echo/Echo", endStream: true, method: "GET"))

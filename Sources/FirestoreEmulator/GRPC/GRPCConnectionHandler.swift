@@ -122,7 +122,11 @@ final class GRPCConnectionHandler: ChannelInboundHandler, FlushBatchMember {
         isReading = true
         switch frame.payload {
         case .headers(let headers):
-            if let call = calls[frame.streamID] {
+            let call = calls[frame.streamID]
+            guard HeaderBlockCheck.isWellFormed(headers.headers, call == nil ? .request : .trailers) else {
+                return reset(frame.streamID)
+            }
+            if let call {
                 if headers.endStream, call.requestsOpen { requestsEnded(call) }  // trailers from the client
             } else {
                 start(frame.streamID, headers: headers.headers, endStream: headers.endStream, context: context)
@@ -343,6 +347,13 @@ final class GRPCConnectionHandler: ChannelInboundHandler, FlushBatchMember {
             call.requestsOpen = false
             write(.rstStream(.noError), on: call.id)
         }
+    }
+
+    /// Resets stream `id`, whose client broke HTTP/2's rules (`PROTOCOL_ERROR`); a call on it is over.
+    private func reset(_ id: HTTP2StreamID) {
+        if let call = calls.removeValue(forKey: id) { abandon(call) }
+        // Not through `write`, which passes on only the frames of open calls.
+        context?.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(.protocolError))), promise: nil)
     }
 
     /// The stream of `call` closed: a call still being served hears of it.

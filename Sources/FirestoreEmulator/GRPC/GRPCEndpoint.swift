@@ -106,6 +106,8 @@ final class GRPCEndpoint: HTTP2Handoff {
 
     private static var connectionConfiguration: NIOHTTP2Handler.ConnectionConfiguration {
         var configuration = NIOHTTP2Handler.ConnectionConfiguration()
+        // Our responses need no checking; a client's header blocks are checked by `HeaderBlockCheck`.
+        configuration.headerBlockValidation = .disabled
         configuration.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),
             HTTP2Setting(parameter: .initialWindowSize, value: GRPCConnectionHandler.connectionWindow),
