@@ -75,8 +75,14 @@ import Testing
     }
 
     @Test func seededRandomDocumentsAreWrittenAsTheTreeSerializes() {
-        var generator = SplitMix64(seed: 19)
-        let leaves = Array(Self.everyKind.values.filter { if case .map = $0 { false } else if case .array = $0 { false } else { true } })
+        for document in Self.randomDocuments(seed: 19, count: 300) { expectSameText(document) }
+    }
+
+    /// `count` documents of seeded random fields: every kind of value in `everyKind`, nested up to four maps
+    /// and arrays deep.
+    static func randomDocuments(seed: UInt64, count: Int) -> [Document] {
+        var generator = SplitMix64(seed: seed)
+        let leaves = Array(everyKind.values.filter { if case .map = $0 { false } else if case .array = $0 { false } else { true } })
         func value(depth: Int) -> FirestoreValue {
             switch Int.random(in: 0..<(depth > 3 ? 1 : 4), using: &generator) {
             case 1: return .array((0..<Int.random(in: 0..<4, using: &generator)).map { _ in value(depth: depth + 1) })
@@ -91,7 +97,7 @@ import Testing
             }
             return fields
         }
-        for _ in 0..<300 { expectSameText(F.document(fields(depth: 0))) }
+        return (0..<count).map { _ in F.document(fields(depth: 0)) }
     }
 }
 

@@ -9,6 +9,22 @@ extension FirestoreGRPCService {
     func getDocument(_ message: Google_Firestore_V1_GetDocumentRequest, _ caller: CallContext)
         throws(FirestoreError) -> Google_Firestore_V1_Document
     {
+        let (document, database) = try read(message, caller)
+        return document.proto(in: database)
+    }
+
+    /// GetDocument's response, serialized (`Document.protoBytes`).
+    func getDocumentBytes(_ message: Google_Firestore_V1_GetDocumentRequest, _ caller: CallContext)
+        throws(FirestoreError) -> [[UInt8]]
+    {
+        let (document, database) = try read(message, caller)
+        return [document.protoBytes(in: database)]
+    }
+
+    /// The document GetDocument asks for, with its database.
+    private func read(_ message: Google_Firestore_V1_GetDocumentRequest, _ caller: CallContext)
+        throws(FirestoreError) -> (Document, DatabaseName)
+    {
         let (database, path) = try DocumentPath.parse(documentName: message.name)
         let consistency: FirestoreStore.Consistency
         switch message.consistencySelector {
@@ -21,7 +37,7 @@ extension FirestoreGRPCService {
                 database: database, path: path, mask: message.hasMask ? try message.mask.paths : nil,
                 consistency: consistency),
             caller)
-        return document.proto(in: database)
+        return (document, database)
     }
 
     /// `getDocument` through grpc-swift.

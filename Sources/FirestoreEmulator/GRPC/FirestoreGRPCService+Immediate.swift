@@ -13,7 +13,7 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
 
     /// The immediate RPCs by path.
     private static let answerers: [String: Answerer] = [
-        path(Method.GetDocument.descriptor): { $0.answer($1, $2, $0.getDocument(_:_:)) },
+        path(Method.GetDocument.descriptor): { $0.answerSerialized($1, $2, $0.getDocumentBytes(_:_:)) },
         path(Method.ListDocuments.descriptor): { $0.answer($1, $2, $0.listDocuments(_:_:)) },
         path(Method.CreateDocument.descriptor): { $0.answer($1, $2, $0.createDocument(_:_:)) },
         path(Method.UpdateDocument.descriptor): { $0.answer($1, $2, $0.updateDocument(_:_:)) },
@@ -23,7 +23,7 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
         path(Method.Commit.descriptor): { $0.answerCommit($1, $2) },
         path(Method.Rollback.descriptor): { $0.answer($1, $2, $0.rollback(_:_:)) },
         path(Method.BatchWrite.descriptor): { $0.answer($1, $2, $0.batchWrite(_:_:)) },
-        path(Method.RunQuery.descriptor): { $0.answerAll($1, $2, $0.runQuery(_:_:)) },
+        path(Method.RunQuery.descriptor): { $0.answerSerialized($1, $2, $0.runQueryBytes(_:_:)) },
         path(Method.RunAggregationQuery.descriptor): { $0.answerAll($1, $2, $0.runAggregationQuery(_:_:)) },
         path(Method.PartitionQuery.descriptor): { $0.answer($1, $2, $0.partitionQuery(_:_:)) },
         path(Method.ListCollectionIds.descriptor): { $0.answer($1, $2, $0.listCollectionIds(_:_:)) },
@@ -69,6 +69,13 @@ extension FirestoreGRPCService: ImmediateGRPCResponder {
         _ bytes: ByteBuffer, _ headers: HPACKHeaders, _ operation: (Request, CallContext) throws(FirestoreError) -> [Response]
     ) -> ImmediateGRPCAnswer {
         answering(bytes, headers) { (request: Request, caller) throws(FirestoreError) in Self.answer(try operation(request, caller)) }
+    }
+
+    /// The answer of an RPC whose responses come serialized (written byte by byte).
+    private func answerSerialized<Request: Message>(
+        _ bytes: ByteBuffer, _ headers: HPACKHeaders, _ operation: (Request, CallContext) throws(FirestoreError) -> [[UInt8]]
+    ) -> ImmediateGRPCAnswer {
+        answering(bytes, headers) { (request: Request, caller) throws(FirestoreError) in .messages(try operation(request, caller)) }
     }
 
     /// Commit's answer: at once, unless the commit must first wait for an older transaction

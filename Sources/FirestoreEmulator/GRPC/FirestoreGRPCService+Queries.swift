@@ -12,21 +12,12 @@ extension FirestoreGRPCService {
     func runQuery(_ message: Google_Firestore_V1_RunQueryRequest, _ caller: CallContext)
         throws(FirestoreError) -> [Google_Firestore_V1_RunQueryResponse]
     {
-        let (database, parent) = try DocumentPath.parse(parentName: message.parent)
-        guard case .structuredQuery(let queryProto) = message.queryType else {
-            throw FirestoreError(.invalidArgument, "structured_query is required.")
-        }
-        if message.hasExplainOptions { throw FirestoreError.explainUnsupported }
-        let query = try StructuredQuery(proto: queryProto, parent: parent)
-        let consistency: FirestoreStore.Consistency
-        switch message.consistencySelector {
-        case .transaction(let id): consistency = .transaction(Array(id))
-        case .newTransaction(let options): consistency = .newTransaction(TransactionMode(proto: options))
-        case .readTime(let time): consistency = .readTime(Timestamp(seconds: time.seconds, nanos: time.nanos))
-        case nil: consistency = .latest
-        }
-        let result = try service.runQuery(
-            RunQueryRequest(database: database, query: query, consistency: consistency), caller)
+        let (result, database) = try query(message, caller)
+        return Self.responses(result, in: database)
+    }
+
+    /// RunQuery's responses for `result`.
+    static func responses(_ result: QueryResult, in database: DatabaseName) -> [Google_Firestore_V1_RunQueryResponse] {
         let readTime = result.readTime.proto
         var responses = result.documents.map { document in
             Google_Firestore_V1_RunQueryResponse.with {
@@ -42,6 +33,70 @@ extension FirestoreGRPCService {
             responses.insert(.with { $0.transaction = Data(transaction) }, at: 0)
         }
         return responses
+    }
+
+    /// RunQuery's responses as `runQuery` gives them, serialized byte by byte: `document` (1), `transaction`
+    /// (2), `read_time` (3), `skipped_results` (4), `done` (6), each when set.
+    func runQueryBytes(_ message: Google_Firestore_V1_RunQueryRequest, _ caller: CallContext)
+        throws(FirestoreError) -> [[UInt8]]
+    {
+        let (result, database) = try query(message, caller)
+        return Self.responseBytes(result, in: database)
+    }
+
+    /// RunQuery's responses for `result`, serialized: `responses(_:in:)` written byte by byte.
+    static func responseBytes(_ result: QueryResult, in database: DatabaseName) -> [[UInt8]] {
+        var responses: [[UInt8]] = []
+        responses.reserveCapacity(result.documents.count + 1)
+        if let transaction = result.transaction {
+            var writer = ProtoBytesWriter()
+            writer.writeTag(2, .lengthDelimited)
+            transaction.withUnsafeBufferPointer { writer.writeLengthDelimited($0) }
+            responses.append(writer.bytes)
+        }
+        let count = max(result.documents.count, 1)
+        for index in 0..<count {
+            var writer = ProtoBytesWriter()
+            if index < result.documents.count {
+                let document = result.documents[index].protoBytes(in: database)
+                writer.bytes.reserveCapacity(document.count + 32)
+                writer.writeTag(1, .lengthDelimited)
+                document.withUnsafeBufferPointer { writer.writeLengthDelimited($0) }
+            }
+            writer.writeTimestamp(result.readTime, tag: 3)
+            if index == 0, result.skipped > 0 {
+                writer.writeTag(4, .varint)
+                ProtoVarint.write(UInt64(bitPattern: Int64(Int32(clamping: result.skipped))), into: &writer.bytes)
+            }
+            if index == count - 1 {
+                writer.writeTag(6, .varint)
+                writer.bytes.append(1)
+            }
+            responses.append(writer.bytes)
+        }
+        return responses
+    }
+
+    /// The result of the query RunQuery asks for, with its database.
+    private func query(_ message: Google_Firestore_V1_RunQueryRequest, _ caller: CallContext)
+        throws(FirestoreError) -> (QueryResult, DatabaseName)
+    {
+        let (database, parent) = try DocumentPath.parse(parentName: message.parent)
+        guard case .structuredQuery(let queryProto) = message.queryType else {
+            throw FirestoreError(.invalidArgument, "structured_query is required.")
+        }
+        if message.hasExplainOptions { throw FirestoreError.explainUnsupported }
+        let query = try StructuredQuery(proto: queryProto, parent: parent)
+        let consistency: FirestoreStore.Consistency
+        switch message.consistencySelector {
+        case .transaction(let id): consistency = .transaction(Array(id))
+        case .newTransaction(let options): consistency = .newTransaction(TransactionMode(proto: options))
+        case .readTime(let time): consistency = .readTime(Timestamp(seconds: time.seconds, nanos: time.nanos))
+        case nil: consistency = .latest
+        }
+        let result = try service.runQuery(
+            RunQueryRequest(database: database, query: query, consistency: consistency), caller)
+        return (result, database)
     }
 
     /// `runQuery` through grpc-swift.

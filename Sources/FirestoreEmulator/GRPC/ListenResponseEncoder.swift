@@ -51,7 +51,7 @@ struct ListenResponseEncoder {
                 if let known = documents[version] {
                     bytes = known
                 } else {
-                    bytes = (try? document.proto(in: database).serializedBytes()) ?? []
+                    bytes = document.protoBytes(in: database)
                     documents[version] = bytes
                 }
                 Self.frameDocumentChange(bytes, targetIDs: targetIDs, removedTargetIDs: removedTargetIDs, into: &buffer)
