@@ -20,13 +20,7 @@ extension FirestoreGRPCService {
             guard named == database else { throw FirestoreError.otherDatabase(name, database) }
             paths.append(path)
         }
-        let consistency: FirestoreStore.Consistency
-        switch message.consistencySelector {
-        case .transaction(let id): consistency = .transaction(Array(id))
-        case .newTransaction(let options): consistency = .newTransaction(TransactionMode(proto: options))
-        case .readTime(let time): consistency = .readTime(Timestamp(seconds: time.seconds, nanos: time.nanos))
-        case nil: consistency = .latest
-        }
+        let consistency = FirestoreStore.Consistency(message.consistencySelector)
         let result = try service.batchGet(
             BatchGetRequest(
                 database: database, paths: paths, mask: message.hasMask ? try message.mask.paths : nil,

@@ -26,12 +26,7 @@ extension FirestoreGRPCService {
         throws(FirestoreError) -> (Document, DatabaseName)
     {
         let (database, path) = try DocumentPath.parse(documentName: message.name)
-        let consistency: FirestoreStore.Consistency
-        switch message.consistencySelector {
-        case .transaction(let id): consistency = .transaction(Array(id))
-        case .readTime(let time): consistency = .readTime(Timestamp(seconds: time.seconds, nanos: time.nanos))
-        case nil: consistency = .latest
-        }
+        let consistency = FirestoreStore.Consistency(message.consistencySelector)
         let document = try service.getDocument(
             GetDocumentRequest(
                 database: database, path: path, mask: message.hasMask ? try message.mask.paths : nil,
@@ -56,12 +51,7 @@ extension FirestoreGRPCService {
         let listing = try DocumentListing(
             mask: message.hasMask ? try message.mask.paths : nil, pageSize: Int(message.pageSize),
             showMissing: message.showMissing, orderBy: message.orderBy, pageToken: message.pageToken)
-        let consistency: FirestoreStore.Consistency
-        switch message.consistencySelector {
-        case .transaction(let id): consistency = .transaction(Array(id))
-        case .readTime(let time): consistency = .readTime(Timestamp(seconds: time.seconds, nanos: time.nanos))
-        case nil: consistency = .latest
-        }
+        let consistency = FirestoreStore.Consistency(message.consistencySelector)
         let page = try service.listDocuments(
             ListDocumentsRequest(
                 database: database, parent: parent, collectionID: message.collectionID, listing: listing,

@@ -87,13 +87,7 @@ extension FirestoreGRPCService {
         }
         if message.hasExplainOptions { throw FirestoreError.explainUnsupported }
         let query = try StructuredQuery(proto: queryProto, parent: parent)
-        let consistency: FirestoreStore.Consistency
-        switch message.consistencySelector {
-        case .transaction(let id): consistency = .transaction(Array(id))
-        case .newTransaction(let options): consistency = .newTransaction(TransactionMode(proto: options))
-        case .readTime(let time): consistency = .readTime(Timestamp(seconds: time.seconds, nanos: time.nanos))
-        case nil: consistency = .latest
-        }
+        let consistency = FirestoreStore.Consistency(message.consistencySelector)
         let result = try service.runQuery(
             RunQueryRequest(database: database, query: query, consistency: consistency), caller)
         return (result, database)
@@ -116,13 +110,7 @@ extension FirestoreGRPCService {
         }
         if message.hasExplainOptions { throw FirestoreError.explainUnsupported }
         let aggregation = try AggregationQuery(proto: aggregationProto, parent: parent)
-        let consistency: FirestoreStore.Consistency
-        switch message.consistencySelector {
-        case .transaction(let id): consistency = .transaction(Array(id))
-        case .newTransaction(let options): consistency = .newTransaction(TransactionMode(proto: options))
-        case .readTime(let time): consistency = .readTime(Timestamp(seconds: time.seconds, nanos: time.nanos))
-        case nil: consistency = .latest
-        }
+        let consistency = FirestoreStore.Consistency(message.consistencySelector)
         let result = try service.runAggregationQuery(
             RunAggregationQueryRequest(database: database, aggregation: aggregation, consistency: consistency),
             caller)
