@@ -94,16 +94,3 @@ extension String {
         return trimmingCharacters(in: .whitespaces)
     }
 }
-
-extension Slice<UnsafeBufferPointer<UInt8>> {
-    /// Whether the bytes spell `lowercase` (lowercase ASCII), ignoring ASCII case: no other character
-    /// lowercases to an ASCII letter.
-    fileprivate func equalsIgnoringASCIICase(_ lowercase: StaticString) -> Bool {
-        guard count == lowercase.utf8CodeUnitCount else { return false }
-        return lowercase.withUTF8Buffer { wanted in
-            zip(self, wanted).allSatisfy { byte, wanted in
-                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == wanted : byte == wanted
-            }
-        }
-    }
-}

@@ -38,3 +38,38 @@ extension Slice<UnsafeBufferPointer<UInt8>> {
         }
     }
 }
+
+extension Slice<UnsafeBufferPointer<UInt8>> {
+    /// Whether these are exactly `text`'s bytes.
+    public func equals(_ text: StaticString) -> Bool {
+        text.withUTF8Buffer { equals($0) }
+    }
+
+    /// Whether these are exactly the bytes of `other`. A pointer loop: the collection algorithms on slices
+    /// cost ~30 instructions a byte.
+    public func equals(_ other: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard count == other.count else { return false }
+        var offset = 0
+        while offset < other.count {
+            guard base[startIndex + offset] == other[offset] else { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// Whether the bytes spell `lowercase` (lowercase ASCII), ignoring ASCII case: no other character
+    /// lowercases to an ASCII letter.
+    public func equalsIgnoringASCIICase(_ lowercase: StaticString) -> Bool {
+        guard count == lowercase.utf8CodeUnitCount else { return false }
+        return lowercase.withUTF8Buffer { wanted in
+            var offset = 0
+            while offset < wanted.count {
+                let byte = base[startIndex + offset]
+                let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                guard folded == wanted[offset] else { return false }
+                offset += 1
+            }
+            return true
+        }
+    }
+}

@@ -260,19 +260,9 @@ struct PlainFields {
 extension String {
     /// Whether this is `lowercase` (lowercase ASCII) in any ASCII case.
     fileprivate func isASCII(caseInsensitively lowercase: StaticString) -> Bool {
-        guard utf8.count == lowercase.utf8CodeUnitCount else { return false }
         // On the bytes in place: iterating the UTF-8 view cost ~10 instructions a byte.
         var text = self
-        return text.withUTF8 { bytes in
-            lowercase.withUTF8Buffer { expected in
-                for index in 0..<expected.count {
-                    let byte = bytes[index]
-                    let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-                    guard folded == expected[index] else { return false }
-                }
-                return true
-            }
-        }
+        return text.withUTF8 { $0[...].equalsIgnoringASCIICase(lowercase) }
     }
 }
 

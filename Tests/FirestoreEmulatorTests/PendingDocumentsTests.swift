@@ -26,7 +26,7 @@ import Testing
                 model[path] = pending.add(path, stored: stored)
                 #expect(pending.before[model[path]!] == stored)
             }
-            pending.after[model[path]!] = nil
+            pending.set(nil, at: model[path]!)
             #expect(pending[path] == .some(nil))
         }
         #expect(pending.count == model.count)

@@ -1,3 +1,4 @@
+import EmulatorCore
 import NIOHPACK
 
 /// The checks HTTP/2 asks of a header block a client sends (RFC 9113 § 8.2, § 8.3), made here because
@@ -75,7 +76,7 @@ enum HeaderBlockCheck {
 
     /// Whether `bytes` are those of `text`.
     private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
-        text.withUTF8Buffer { $0.count == bytes.count && $0.elementsEqual(bytes) }
+        bytes[...].equals(text)
     }
 
     /// Whether `name` is a token of lowercase `tchar`s (RFC 9110 § 5.6.2, lowercased by RFC 9113 § 8.2.1).

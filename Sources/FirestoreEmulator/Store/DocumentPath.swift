@@ -188,8 +188,8 @@ extension DocumentPath {
     }
 }
 
-/// The pieces of a resource name's bytes between `/`s, in order, empty ones included. Pointer loops: the
-/// collection algorithms on slices cost ~30 instructions a byte here.
+/// The pieces of a resource name's bytes between `/`s, in order, empty ones included, found by a pointer
+/// loop (the collection algorithms on slices cost ~30 instructions a byte).
 private struct SlashPieces {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var start: Int? = 0
@@ -209,25 +209,13 @@ private struct SlashPieces {
 
     /// Whether the next piece is `text`; moves past it either way.
     mutating func next(is text: StaticString) -> Bool {
-        guard let piece = next() else { return false }
-        return text.withUTF8Buffer { Self.equal(piece, $0) }
+        next()?.equals(text) ?? false
     }
 
     /// Whether the next piece is `text`; moves past it either way.
     mutating func next(is text: String) -> Bool {
         guard let piece = next() else { return false }
         var text = text
-        return text.withUTF8 { Self.equal(piece, $0) }
-    }
-
-    private static func equal(_ piece: Slice<UnsafeBufferPointer<UInt8>>, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard piece.count == text.count else { return false }
-        let base = piece.base
-        var offset = 0
-        while offset < text.count {
-            guard base[piece.startIndex + offset] == text[offset] else { return false }
-            offset += 1
-        }
-        return true
+        return text.withUTF8 { piece.equals($0) }
     }
 }

@@ -237,7 +237,7 @@ final class FirestoreStore: Sendable {
                     ?? written.add(write.path, stored: databaseState.document(at: write.path))
                 let before = written.after[position]
                 let (after, result) = try write.apply(to: before, commitTime: commitTime, database: database)
-                written.after[position] = after
+                written.set(after, at: position)
                 pending.append(PendingWrite(write: write, before: before, after: after))
                 results.append(result)
             }

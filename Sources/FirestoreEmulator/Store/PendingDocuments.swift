@@ -10,7 +10,7 @@ struct PendingDocuments {
     /// Each path's document as stored before the commit.
     private(set) var before: [Document?] = []
     /// Each path's document after the writes so far (`nil`: it does not exist).
-    var after: [Document?] = []
+    private(set) var after: [Document?] = []
     /// Positions by path, once there are more than `comparedAtMost` paths.
     private var positions: [DocumentPath: Int]?
 
@@ -37,6 +37,11 @@ struct PendingDocuments {
     /// when the writes leave none.
     subscript(path: DocumentPath) -> Document?? {
         position(of: path).map { after[$0] }
+    }
+
+    /// Records the document at `position` after a write (`nil`: the write leaves none).
+    mutating func set(_ document: Document?, at position: Int) {
+        after[position] = document
     }
 
     /// Adds `path`, not yet written, whose stored document is `document`; returns its position.
