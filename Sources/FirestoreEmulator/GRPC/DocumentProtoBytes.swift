@@ -140,15 +140,18 @@ struct ProtoBytesWriter {
         nested(1, timestampSize(time.seconds, time.nanos))
     }
 
+    /// The bytes of a `Timestamp`'s fields: seconds (1) and nanos (2), each left out when 0.
     private static func timestampSize(_ seconds: Int64, _ nanos: Int32) -> Int {
         (seconds == 0 ? 0 : 1 + ProtoVarint.size(UInt64(bitPattern: seconds)))
             + (nanos == 0 ? 0 : 1 + ProtoVarint.size(UInt64(bitPattern: Int64(nanos))))
     }
 
+    /// The bytes of a `LatLng`'s fields, each left out when its bits are 0.
     private static func latLngSize(_ latitude: Double, _ longitude: Double) -> Int {
         (latitude.bitPattern != 0 ? 9 : 0) + (longitude.bitPattern != 0 ? 9 : 0)
     }
 
+    /// The bytes of an `ArrayValue`'s values (1).
     private static func arraySize(_ values: [FirestoreValue]) -> Int {
         values.reduce(0) { $0 + nested(1, size(of: $1)) }
     }
@@ -158,30 +161,40 @@ struct ProtoBytesWriter {
         fields.reduce(0) { total, entry in total + nested(1, entrySize(keySize: entry.key.utf8.count, valueSize: size(of: entry.value))) }
     }
 
+    /// The bytes of a map entry: its key (1) and its value (2).
     private static func entrySize(keySize: Int, valueSize: Int) -> Int {
         nested(1, keySize) + nested(1, valueSize)
     }
 
     // MARK: Primitives
 
-    /// Protocol buffers' wire types.
+    /// Protocol buffers' wire types (those these messages use).
     enum WireType: UInt64 {
-        case varint = 0, fixed64 = 1, lengthDelimited = 2
+        /// Integers, booleans and enums.
+        case varint = 0
+        /// Doubles.
+        case fixed64 = 1
+        /// Strings, bytes and messages.
+        case lengthDelimited = 2
     }
 
+    /// Writes the key of field number `field` of wire type `type`.
     mutating func writeTag(_ field: UInt64, _ type: WireType) {
         ProtoVarint.write(field << 3 | type.rawValue, into: &bytes)
     }
 
+    /// Writes `content` with its length before it (after a tag: a string, bytes or a message).
     mutating func writeLengthDelimited(_ content: UnsafeBufferPointer<UInt8>) {
         ProtoVarint.write(UInt64(content.count), into: &bytes)
         bytes.append(contentsOf: content)
     }
 
+    /// Writes eight bytes, little-endian (a double's bits).
     private mutating func writeFixed64(_ value: UInt64) {
         for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
 
+    /// Writes a `Timestamp`'s fields (its length already written).
     private mutating func writeTimestampFields(_ seconds: Int64, _ nanos: Int32) {
         if seconds != 0 {
             writeTag(1, .varint)
