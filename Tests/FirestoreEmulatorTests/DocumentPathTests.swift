@@ -38,6 +38,31 @@ import Testing
         #expect(DocumentPath(segments: ["c"]).isPrefix(of: nested))
     }
 
+    /// A resource name read plainly on its bytes (`DocumentPath.plain`) parses as the general reading of its
+    /// parts parses it, and every name it does not take is left to that reading.
+    @Test func aPlainResourceNameParsesAsItsPartsDo() throws {
+        let root = "projects/p/databases/(default)/documents"
+        let deep = Array(repeating: "c/d", count: 100).joined(separator: "/")
+        let names = [
+            root, root + "/a", root + "/a/b", root + "/a/b/c", root + "/rooms/é🌍", root + "/a//b", root + "/a/", root + "/.a",
+            root + "/a/..", root + "/_a", root + "/__x__/y", root + "/__id7__/y", root + "/a:b/c", root + "/" + deep,
+            root + "/" + deep + "/x", root + "/" + String(repeating: "x", count: 1501), "projects/q:r/databases/d b/documents/a",
+            "projects//databases/d/documents/a", "projects/p/databases//documents/a", "projects/p/databases/d", "",
+            "/projects/p/databases/d/documents/a", "projects/p/database/d/documents/a", "projects/p/databases/d/documentsx",
+        ]
+        for name in names {
+            let parsed = Result { () throws(FirestoreError) in try DocumentPath.parse(resourceName: name) }
+            let general = Result { () throws(FirestoreError) in
+                try DocumentPath.parse(resourceParts: name.pieces(separatedBy: UInt8(ascii: "/")), name: name)
+            }
+            switch (parsed, general) {
+            case (.success(let a), .success(let b)): #expect(a.0 == b.0 && a.1 == b.1, "\(name)")
+            case (.failure(let a), .failure(let b)): #expect(a == b, "\(name)")
+            default: Issue.record("\(name): \(parsed) but generally \(general)")
+            }
+        }
+    }
+
     /// A write's document name read on the bytes (`Write.plainDocumentPath`) gives the path the general
     /// parse gives, and leaves every name it does not plainly take to it.
     @Test func aPlainDocumentNameReadsAsTheGeneralParseReadsIt() throws {

@@ -85,7 +85,9 @@ extension DocumentPath {
     /// Splits a resource name `projects/{p}/databases/{d}/documents[/...]` into its database and path,
     /// validating every id; errors are production's INVALID_ARGUMENT messages.
     static func parse(resourceName name: String) throws(FirestoreError) -> (DatabaseName, DocumentPath) {
-        try parse(resourceParts: name.pieces(separatedBy: UInt8(ascii: "/")), name: name)
+        var text = name
+        if let plain = text.withUTF8({ plain(resourceName: $0) }) { return plain }
+        return try parse(resourceParts: name.pieces(separatedBy: UInt8(ascii: "/")), name: name)
     }
 
     /// Parses a resource name already split at its slashes (`parts`, none containing one); `name`, the name
