@@ -40,12 +40,7 @@ enum DocumentCodec {
         var bytes: [UInt8] = []
 
         mutating func varint(_ value: UInt64) {
-            var value = value
-            while value >= 0x80 {
-                bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-                value >>= 7
-            }
-            bytes.append(UInt8(value))
+            ProtoVarint.write(value, into: &bytes)
         }
 
         mutating func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }

@@ -14,17 +14,12 @@ extension Document {
     }
 }
 
-/// Protocol buffers' wire form of Firestore's messages, appended to `bytes`: each message's length is
-/// worked out before its fields are written.
-struct ProtoBytesWriter {
-    /// What is written so far.
-    var bytes: [UInt8] = []
-
+/// Firestore's messages in protocol buffers' wire form: each message's length is worked out before its
+/// fields are written.
+extension ProtoBytesWriter {
     /// A `Document`: name (1), fields (2, map entries), create_time (3), update_time (4).
     mutating func writeDocument(_ document: Document, in database: DatabaseName) {
-        writeTag(1, .lengthDelimited)
-        var name = document.path.name(in: database)
-        name.withUTF8 { writeLengthDelimited($0) }
+        write(1, string: document.path.name(in: database))
         writeFields(document.fields, tag: 2)
         writeTimestamp(document.createTime, tag: 3)
         writeTimestamp(document.updateTime, tag: 4)
@@ -46,9 +41,7 @@ struct ProtoBytesWriter {
             let valueSize = Self.size(of: value)
             writeTag(tag, .lengthDelimited)
             ProtoVarint.write(UInt64(Self.entrySize(keySize: keySize, valueSize: valueSize)), into: &bytes)
-            writeTag(1, .lengthDelimited)
-            var key = key
-            key.withUTF8 { writeLengthDelimited($0) }
+            write(1, string: key)
             writeTag(2, .lengthDelimited)
             ProtoVarint.write(UInt64(valueSize), into: &bytes)
             writeValue(value)
@@ -58,15 +51,9 @@ struct ProtoBytesWriter {
     /// A `Value`'s one field.
     private mutating func writeValue(_ value: FirestoreValue) {
         switch value {
-        case .null:
-            writeTag(11, .varint)
-            bytes.append(0)
-        case .boolean(let flag):
-            writeTag(1, .varint)
-            bytes.append(flag ? 1 : 0)
-        case .integer(let number):
-            writeTag(2, .varint)
-            ProtoVarint.write(UInt64(bitPattern: number), into: &bytes)
+        case .null: write(11, varint: 0)
+        case .boolean(let flag): write(1, varint: flag ? 1 : 0)
+        case .integer(let number): write(2, varint: UInt64(bitPattern: number))
         case .double(let number):
             writeTag(3, .fixed64)
             writeFixed64(number.bitPattern)
@@ -74,17 +61,11 @@ struct ProtoBytesWriter {
             writeTag(10, .lengthDelimited)
             ProtoVarint.write(UInt64(Self.timestampSize(seconds, nanos)), into: &bytes)
             writeTimestampFields(seconds, nanos)
-        case .string(let text):
-            writeTag(17, .lengthDelimited)
-            var text = text
-            text.withUTF8 { writeLengthDelimited($0) }
+        case .string(let text): write(17, string: text)
         case .bytes(let data):
             writeTag(18, .lengthDelimited)
             data.withUnsafeBufferPointer { writeLengthDelimited($0) }
-        case .reference(let name):
-            writeTag(5, .lengthDelimited)
-            var name = name
-            name.withUTF8 { writeLengthDelimited($0) }
+        case .reference(let name): write(5, string: name)
         case .geoPoint(let latitude, let longitude):
             writeTag(8, .lengthDelimited)
             ProtoVarint.write(UInt64(Self.latLngSize(latitude, longitude)), into: &bytes)
@@ -166,43 +147,9 @@ struct ProtoBytesWriter {
         nested(1, keySize) + nested(1, valueSize)
     }
 
-    // MARK: Primitives
-
-    /// Protocol buffers' wire types (those these messages use).
-    enum WireType: UInt64 {
-        /// Integers, booleans and enums.
-        case varint = 0
-        /// Doubles.
-        case fixed64 = 1
-        /// Strings, bytes and messages.
-        case lengthDelimited = 2
-    }
-
-    /// Writes the key of field number `field` of wire type `type`.
-    mutating func writeTag(_ field: UInt64, _ type: WireType) {
-        ProtoVarint.write(field << 3 | type.rawValue, into: &bytes)
-    }
-
-    /// Writes `content` with its length before it (after a tag: a string, bytes or a message).
-    mutating func writeLengthDelimited(_ content: UnsafeBufferPointer<UInt8>) {
-        ProtoVarint.write(UInt64(content.count), into: &bytes)
-        bytes.append(contentsOf: content)
-    }
-
-    /// Writes eight bytes, little-endian (a double's bits).
-    private mutating func writeFixed64(_ value: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
-    }
-
     /// Writes a `Timestamp`'s fields (its length already written).
     private mutating func writeTimestampFields(_ seconds: Int64, _ nanos: Int32) {
-        if seconds != 0 {
-            writeTag(1, .varint)
-            ProtoVarint.write(UInt64(bitPattern: seconds), into: &bytes)
-        }
-        if nanos != 0 {
-            writeTag(2, .varint)
-            ProtoVarint.write(UInt64(bitPattern: Int64(nanos)), into: &bytes)
-        }
+        if seconds != 0 { write(1, varint: UInt64(bitPattern: seconds)) }
+        if nanos != 0 { write(2, varint: UInt64(bitPattern: Int64(nanos))) }
     }
 }

@@ -64,14 +64,8 @@ extension FirestoreGRPCService {
                 document.withUnsafeBufferPointer { writer.writeLengthDelimited($0) }
             }
             writer.writeTimestamp(result.readTime, tag: 3)
-            if index == 0, result.skipped > 0 {
-                writer.writeTag(4, .varint)
-                ProtoVarint.write(UInt64(bitPattern: Int64(Int32(clamping: result.skipped))), into: &writer.bytes)
-            }
-            if index == count - 1 {
-                writer.writeTag(6, .varint)
-                writer.bytes.append(1)
-            }
+            if index == 0, result.skipped > 0 { writer.write(4, varint: UInt64(bitPattern: Int64(Int32(clamping: result.skipped)))) }
+            if index == count - 1 { writer.write(6, varint: 1) }
             responses.append(writer.bytes)
         }
         return responses

@@ -310,7 +310,7 @@ private enum WireValue {
 
     /// A message of two scalar fields (1 and 2) of wire type `type`, varints or fixed64s, 0 when absent (the
     /// last one read when repeated, as protobuf's scalars are).
-    private static func pair(_ reader: inout WireReader, of type: WireReader.WireType) -> (UInt64, UInt64)? {
+    private static func pair(_ reader: inout WireReader, of type: WireType) -> (UInt64, UInt64)? {
         var values: (UInt64, UInt64) = (0, 0)
         while let (field, wireType) = reader.nextField() {
             guard field == 1 || field == 2 else {
@@ -366,11 +366,6 @@ private enum WireValue {
 /// Protobuf's wire format, read forward over bytes. A read past the end, an over-long varint or a group
 /// makes the reader invalid (and every later read fail).
 struct WireReader {
-    /// A field's wire type.
-    enum WireType: UInt8 {
-        case varint = 0, fixed64 = 1, lengthDelimited = 2, startGroup = 3, endGroup = 4, fixed32 = 5
-    }
-
     private let bytes: UnsafeRawBufferPointer
     private var offset = 0
     /// No read has failed.
@@ -457,12 +452,7 @@ struct WireReader {
     /// The whole field (its tag and value) whose tag was just read, as bytes to hand on.
     mutating func fieldBytes(_ field: Int, _ type: WireType) -> [UInt8]? {
         var tagBytes: [UInt8] = []
-        var tag = UInt64(field) << 3 | UInt64(type.rawValue)
-        while tag >= 0x80 {
-            tagBytes.append(UInt8(truncatingIfNeeded: tag) | 0x80)
-            tag >>= 7
-        }
-        tagBytes.append(UInt8(tag))
+        ProtoVarint.write(UInt64(field) << 3 | UInt64(type.rawValue), into: &tagBytes)
         let start = offset
         guard skip(type) else { return nil }
         return tagBytes + Array(UnsafeRawBufferPointer(rebasing: bytes[start..<offset]))

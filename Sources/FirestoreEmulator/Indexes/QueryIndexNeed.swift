@@ -133,10 +133,10 @@ extension CompositeIndex {
     func linkToken(in database: DatabaseName) -> String {
         var fields = self.fields
         if let last = fields.last, last.kind == .descending { fields.append(IndexField(path: .documentName, kind: .descending)) }
-        var message = ProtoBytes()
-        message.string(1, "\(database.description)/collectionGroups/\(collectionGroup)/indexes/_")
-        message.varint(2, scope == .collection ? 1 : 2)
-        for field in fields { message.message(3, field.proto) }
+        var message = ProtoBytesWriter()
+        message.write(1, string: "\(database.description)/collectionGroups/\(collectionGroup)/indexes/_")
+        message.write(2, varint: scope == .collection ? 1 : 2)
+        for field in fields { message.write(3, message: field.proto) }
         return message.base64URL
     }
 }
@@ -145,61 +145,34 @@ extension SingleFieldIndex {
     /// The console link's `create_exemption` value: the `google.firestore.admin.v1.Field` whose index config
     /// holds this index, serialized as `linkToken(in:)` is.
     func linkToken(for path: FieldPath, in group: String, database: DatabaseName) -> String {
-        var index = ProtoBytes()
-        index.varint(2, scope == .collection ? 1 : 2)
-        index.message(3, IndexField(path: path, kind: kind).proto)
-        var config = ProtoBytes()
-        config.message(1, index)
-        var field = ProtoBytes()
-        field.string(1, "\(database.description)/collectionGroups/\(group)/fields/\(path)")
-        field.message(2, config)
+        var index = ProtoBytesWriter()
+        index.write(2, varint: scope == .collection ? 1 : 2)
+        index.write(3, message: IndexField(path: path, kind: kind).proto)
+        var config = ProtoBytesWriter()
+        config.write(1, message: index)
+        var field = ProtoBytesWriter()
+        field.write(1, string: "\(database.description)/collectionGroups/\(group)/fields/\(path)")
+        field.write(2, message: config)
         return field.base64URL
     }
 }
 
 extension IndexField {
     /// `Index.IndexField`: `field_path`, then `order` (1 ascending, 2 descending) or `array_config` (1 contains).
-    fileprivate var proto: ProtoBytes {
-        var bytes = ProtoBytes()
-        bytes.string(1, path.description)
+    fileprivate var proto: ProtoBytesWriter {
+        var bytes = ProtoBytesWriter()
+        bytes.write(1, string: path.description)
         switch kind {
-        case .ascending: bytes.varint(2, 1)
-        case .descending: bytes.varint(2, 2)
-        case .contains: bytes.varint(3, 1)
+        case .ascending: bytes.write(2, varint: 1)
+        case .descending: bytes.write(2, varint: 2)
+        case .contains: bytes.write(3, varint: 1)
         }
         return bytes
     }
 }
 
-/// The protobuf wire form of a small message, written field by field (the three admin messages a console
-/// link carries are all it is used for).
-private struct ProtoBytes {
-    var bytes: [UInt8] = []
-
-    mutating func varint(_ field: Int, _ value: UInt64) {
-        append(UInt64(field << 3))
-        append(value)
-    }
-
-    mutating func string(_ field: Int, _ text: String) { delimited(field, Array(text.utf8)) }
-
-    mutating func message(_ field: Int, _ message: ProtoBytes) { delimited(field, message.bytes) }
-
-    private mutating func delimited(_ field: Int, _ payload: [UInt8]) {
-        append(UInt64(field << 3 | 2))
-        append(UInt64(payload.count))
-        bytes += payload
-    }
-
-    private mutating func append(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
-    }
-
+extension ProtoBytesWriter {
+    /// The message's bytes in base64url without padding, as console links carry them.
     var base64URL: String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")

@@ -1,7 +1,21 @@
 import NIOCore
 
-/// Protocol buffers' base-128 varints, for the messages written byte by byte (listen changes, commit
-/// responses).
+/// Protocol buffers' wire types: how a field's value is laid out after its tag.
+enum WireType: UInt8 {
+    /// Integers, booleans and enums.
+    case varint = 0
+    /// Doubles and 64-bit fixed integers.
+    case fixed64 = 1
+    /// Strings, bytes and messages.
+    case lengthDelimited = 2
+    /// Groups (deprecated; nothing Firestore sends).
+    case startGroup = 3, endGroup = 4
+    /// Floats and 32-bit fixed integers.
+    case fixed32 = 5
+}
+
+/// Protocol buffers' base-128 varints, for every message written byte by byte (gRPC answers, listen
+/// changes, console links' indexes) and the data folder's own records.
 enum ProtoVarint {
     /// How many bytes `value` takes.
     static func size(_ value: UInt64) -> Int {
