@@ -140,9 +140,8 @@ struct CommitJSON: JSONWritable {
     let outcome: FirestoreStore.CommitOutcome
 
     func write(to writer: inout JSONWriter) {
-        let commitTime = outcome.commitTime.description
         writer.raw(#"{"commitTime":"#)
-        writer.string(commitTime)
+        outcome.commitTime.write(to: &writer)
         if !outcome.results.isEmpty {
             writer.raw(#","writeResults":"#)
             writer.array(outcome.results) { result, writer in
@@ -154,7 +153,7 @@ struct CommitJSON: JSONWritable {
                 }
                 if let updateTime = result.updateTime {
                     writer.raw(result.transformResults.isEmpty ? #""updateTime":"# : #","updateTime":"#)
-                    writer.string(updateTime == outcome.commitTime ? commitTime : updateTime.description)
+                    updateTime.write(to: &writer)
                 }
                 writer.raw("}")
             }
